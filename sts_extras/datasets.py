@@ -1,0 +1,460 @@
+"""DSCS and STSS-131 as Hugging Face ``datasets`` builders, loadable offline.
+
+The one copy of each table is ``sts_extras/data/<name>.csv`` (shipped as package data). Everything
+else derives from it: the builders below read it, and the Hub-ready folders under
+``dataset_scripts/`` (dataset card with YAML front matter + data files, for ``datasets`` 5.x, which
+refuses loading scripts) are written by :func:`write_hub_folder` and checked against it by a test.
+
+Examples
+--------
+>>> from sts_extras.datasets import load_dataset
+>>> ds = load_dataset("stss131", "all")
+>>> ds["test"].num_rows, ds["test"].column_names
+(66, ['id', 'sentence1', 'sentence2', 'score', 'sd', 'calibration'])
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import datasets
+
+__all__ = [
+    "DATASETS",
+    "DSCS",
+    "STSS131",
+    "DatasetSpec",
+    "hub_folder_files",
+    "load_dataset",
+    "read_rows",
+    "write_hub_folder",
+]
+
+_COLUMN_TYPES = {
+    "id": "int32",
+    "sentence1": "string",
+    "sentence2": "string",
+    "score": "float64",
+    "sd": "float64",
+    "calibration": "bool",
+}
+_CONVERTERS = {
+    "int32": int,
+    "string": str,
+    "float64": float,
+    "bool": lambda text: {"True": True, "False": False}[text],
+}
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    """One configuration of a dataset: which columns, and whether calibration pairs are kept."""
+
+    name: str
+    description: str
+    columns: tuple[str, ...]
+    keep_calibration: bool = True
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Everything known about one benchmark: the single source for builder, card and MTEB task."""
+
+    name: str
+    pretty_name: str
+    data_file: str
+    description: str
+    citation: str
+    homepage: str
+    license_note: str
+    score_range: tuple[float, float]
+    annotation: str
+    configs: tuple[ConfigSpec, ...] = field(default=())
+
+    def config(self, config_name: str | None) -> ConfigSpec:
+        """Return the named configuration (None = the first, the default)."""
+        if config_name is None:
+            return self.configs[0]
+        for config in self.configs:
+            if config.name == config_name:
+                return config
+        valid = ", ".join(repr(config.name) for config in self.configs)
+        raise ValueError(
+            f"Unknown config {config_name!r} for dataset {self.name!r}; valid configs: {valid}."
+        )
+
+    def features(self, config_name: str | None = None) -> datasets.Features:
+        return datasets.Features(
+            {column: datasets.Value(_COLUMN_TYPES[column]) for column in self.config(config_name).columns}
+        )
+
+
+_PAIR_COLUMNS = ("id", "sentence1", "sentence2", "score")
+
+DSCS_SPEC = DatasetSpec(
+    name="dscs",
+    pretty_name="DSCS: Domain-Specific Complex Sentences",
+    data_file="dscs.csv",
+    description=(
+        "Domain-Specific Complex Sentences (DSCS): 50 pairs of computer-science definitions "
+        "(Wikipedia, Simple Wikipedia, Merriam-Webster), each rated for semantic similarity "
+        "on a 0-5 scale by 15 annotators (5 graduate students, 10 Mechanical Turk workers); the "
+        "score is the weighted average of the ratings (Eq. 2-3 of the paper). The sentences are "
+        "longer and harder to read than those of STS-B and SICK (Sec. 4.2). Transcribed from "
+        "Table 5 (Appendix A) of Chandrasekaran & Mago (2020), sentences and scores as printed."
+    ),
+    citation=(
+        "@article{chandrasekaran2020dscs,\n"
+        "  title   = {Domain Specific Complex Sentence (DCSC) Semantic Similarity Dataset},\n"
+        "  author  = {Chandrasekaran, Dhivya and Mago, Vijay},\n"
+        "  journal = {arXiv preprint arXiv:2010.12637},\n"
+        "  year    = {2020}\n"
+        "}"
+    ),
+    homepage="https://arxiv.org/abs/2010.12637",
+    license_note=(
+        "The paper states no license for the dataset. The table is redistributed here for "
+        "research evaluation with attribution; check with the authors before other uses."
+    ),
+    score_range=(0.0, 5.0),
+    annotation="expert-annotated (graduate students) and crowdsourced (Mechanical Turk)",
+    configs=(ConfigSpec("default", "All 50 pairs.", _PAIR_COLUMNS),),
+)
+
+STSS131_SPEC = DatasetSpec(
+    name="stss131",
+    pretty_name="STSS-131: Short Text Semantic Similarity benchmark",
+    data_file="stss131.csv",
+    description=(
+        "STSS-131 (O'Shea, Bandar & Crockett, 2013): 64 pairs of conversational short texts "
+        "(SP66-SP131 without the calibration pairs), built from grammar, dialogue-act and "
+        "cognitive-science resources for conversational agents. `score` is the mean human "
+        "rating on a 0.00-4.00 scale and `sd` its standard deviation. Transcribed from Table 1 "
+        "of the authors' report with the errata of the born-digital report applied (SP85, "
+        "SP115, SP116, SP121-SP124, SP126, SP130, SP131). The `all` configuration adds the "
+        "two calibration pairs borrowed from STSS-65 (SP99, SP129), flagged by `calibration`; "
+        "the authors say they must not be used in calculations."
+    ),
+    citation=(
+        "@article{oshea2013stss131,\n"
+        "  title   = {A New Benchmark Dataset with Production Methodology for Short Text "
+        "Semantic Similarity Algorithms},\n"
+        "  author  = {O'Shea, James and Bandar, Zuhair and Crockett, Keeley},\n"
+        "  journal = {ACM Transactions on Speech and Language Processing},\n"
+        "  volume  = {10},\n"
+        "  number  = {4},\n"
+        "  pages   = {19:1--19:63},\n"
+        "  year    = {2013},\n"
+        "  doi     = {10.1145/2537046}\n"
+        "}"
+    ),
+    homepage="https://doi.org/10.1145/2537046",
+    license_note=(
+        "The report states no license for the dataset. The table is redistributed here for "
+        "research evaluation with attribution (the authors ask to cite the ACM TSLP paper); "
+        "check with the authors before other uses."
+    ),
+    score_range=(0.0, 4.0),
+    annotation=(
+        "human-annotated: `score` is the mean and `sd` the standard deviation of the ratings "
+        "a panel of participants gave in controlled trials (see the paper for the procedure)"
+    ),
+    configs=(
+        ConfigSpec(
+            "default",
+            "The 64 usable pairs (calibration pairs SP99 and SP129 removed).",
+            (*_PAIR_COLUMNS, "sd"),
+            keep_calibration=False,
+        ),
+        ConfigSpec(
+            "all",
+            "All 66 pairs, with the calibration pairs SP99 and SP129 flagged in `calibration`.",
+            (*_PAIR_COLUMNS, "sd", "calibration"),
+        ),
+    ),
+)
+
+DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in (DSCS_SPEC, STSS131_SPEC)}
+
+
+def get_spec(name: str) -> DatasetSpec:
+    """Return the :class:`DatasetSpec` of ``name``; ``ValueError`` lists the valid names."""
+    key = name.lower().replace("-", "").replace("_", "") if isinstance(name, str) else name
+    if key not in DATASETS:
+        valid = ", ".join(repr(known) for known in DATASETS)
+        raise ValueError(f"Unknown dataset {name!r}; valid names: {valid}.")
+    return DATASETS[key]
+
+
+def _data_bytes(spec: DatasetSpec) -> bytes:
+    return resources.files("sts_extras").joinpath("data", spec.data_file).read_bytes()
+
+
+@lru_cache(maxsize=None)
+def _table(name: str) -> tuple[dict[str, Any], ...]:
+    spec = get_spec(name)
+    reader = csv.DictReader(io.StringIO(_data_bytes(spec).decode("utf-8")))
+    rows = []
+    for line_number, raw in enumerate(reader, start=2):
+        try:
+            rows.append(
+                {column: _CONVERTERS[_COLUMN_TYPES[column]](text) for column, text in raw.items()}
+            )
+        except (KeyError, ValueError) as error:  # a corrupted package data file
+            raise ValueError(f"{spec.data_file} line {line_number}: cannot parse {raw!r} ({error}).")
+    return tuple(rows)
+
+
+def read_rows(name: str, config_name: str | None = None) -> list[dict[str, Any]]:
+    """Return the rows of a dataset configuration as typed dicts, straight from the package data.
+
+    Parameters
+    ----------
+    name : {"dscs", "stss131"}
+        The dataset.
+    config_name : str, optional
+        The configuration; None selects the default one.
+    """
+    spec = get_spec(name)
+    config = spec.config(config_name)
+    return [
+        {column: row[column] for column in config.columns}
+        for row in _table(spec.name)
+        if config.keep_calibration or not row.get("calibration", False)
+    ]
+
+
+class _PackagedSTSBuilder(datasets.GeneratorBasedBuilder):
+    """A builder whose data is the CSV shipped inside the package (no download)."""
+
+    SPEC: DatasetSpec
+    VERSION = datasets.Version("1.0.0")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # `datasets` names a builder after its module, which both builders share: name it
+        # explicitly, and hash the data so an edited table never reuses a stale cache.
+        kwargs.setdefault("dataset_name", self.SPEC.name)
+        kwargs.setdefault("hash", hashlib.sha256(_data_bytes(self.SPEC)).hexdigest()[:16])
+        super().__init__(*args, **kwargs)
+
+    def _info(self) -> datasets.DatasetInfo:
+        config = self.SPEC.config(self.config.name)
+        return datasets.DatasetInfo(
+            description=f"{self.SPEC.description}\n\nConfig {config.name!r}: {config.description}",
+            features=self.SPEC.features(config.name),
+            citation=self.SPEC.citation,
+            homepage=self.SPEC.homepage,
+            license=self.SPEC.license_note,
+        )
+
+    def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
+        return [datasets.SplitGenerator(name=datasets.Split.TEST)]
+
+    def _generate_examples(self):
+        for row in read_rows(self.SPEC.name, self.config.name):
+            yield row["id"], row
+
+
+def _builder_configs(spec: DatasetSpec) -> list[datasets.BuilderConfig]:
+    return [
+        datasets.BuilderConfig(name=config.name, version=datasets.Version("1.0.0"),
+                               description=config.description)
+        for config in spec.configs
+    ]
+
+
+class DSCS(_PackagedSTSBuilder):
+    """DSCS (Chandrasekaran & Mago, 2020): 50 domain-specific complex sentence pairs, scores 0-5."""
+
+    SPEC = DSCS_SPEC
+    BUILDER_CONFIGS = _builder_configs(DSCS_SPEC)
+    DEFAULT_CONFIG_NAME = "default"
+
+
+class STSS131(_PackagedSTSBuilder):
+    """STSS-131 (O'Shea, Bandar & Crockett, 2013): 64 usable short-text pairs, scores 0-4.
+
+    Configs: ``default`` (64 pairs, with ``sd``) and ``all`` (66 pairs, plus ``calibration``).
+    """
+
+    SPEC = STSS131_SPEC
+    BUILDER_CONFIGS = _builder_configs(STSS131_SPEC)
+    DEFAULT_CONFIG_NAME = "default"
+
+
+BUILDERS: dict[str, type[_PackagedSTSBuilder]] = {"dscs": DSCS, "stss131": STSS131}
+
+
+def load_dataset(
+    name: str, config_name: str | None = None, *, cache_dir: str | None = None
+) -> datasets.DatasetDict:
+    """Load DSCS or STSS-131 through its builder, offline, from the package data.
+
+    The first call prepares the Arrow cache (``download_and_prepare``); later calls reuse it.
+
+    Parameters
+    ----------
+    name : {"dscs", "stss131"}
+        The benchmark ("STSS-131" and "stss_131" are accepted too).
+    config_name : str, optional
+        ``None``/``"default"``; for STSS-131 also ``"all"`` (adds the calibration pairs).
+    cache_dir : str, optional
+        Where ``datasets`` keeps the prepared Arrow files (default: its own cache).
+
+    Returns
+    -------
+    datasets.DatasetDict
+        One split, ``test``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown dataset or config name (the message lists the valid ones).
+    """
+    spec = get_spec(name)
+    config = spec.config(config_name)
+    builder = BUILDERS[spec.name](config_name=config.name, cache_dir=cache_dir)
+    builder.download_and_prepare()
+    return builder.as_dataset()
+
+
+# --------------------------------------------------------------------------------------------
+# Hub-ready folders (dataset card + data files), derived from the package table.
+
+
+def _csv_text(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(
+            f"{row[c]:.2f}" if _COLUMN_TYPES[c] == "float64" else row[c] for c in columns
+        )
+    return buffer.getvalue()
+
+
+def _hub_data_path(spec: DatasetSpec, config: ConfigSpec) -> str:
+    return "data/test.csv" if len(spec.configs) == 1 else f"data/{config.name}/test.csv"
+
+
+def _card(spec: DatasetSpec) -> str:
+    import yaml
+
+    front_matter = {
+        "pretty_name": spec.pretty_name,
+        "language": ["en"],
+        "license": "other",
+        "license_name": "unspecified",
+        "license_details": spec.license_note,
+        "task_categories": ["sentence-similarity"],
+        "task_ids": ["semantic-similarity-scoring"],
+        "size_categories": ["n<1K"],
+        "tags": ["sts", "semantic-textual-similarity", "benchmark"],
+        "configs": [
+            {
+                "config_name": config.name,
+                "data_files": [{"split": "test", "path": _hub_data_path(spec, config)}],
+                **({"default": True} if index == 0 else {}),
+            }
+            for index, config in enumerate(spec.configs)
+        ],
+        "dataset_info": [
+            {
+                "config_name": config.name,
+                "features": [{"name": c, "dtype": _COLUMN_TYPES[c]} for c in config.columns],
+            }
+            for config in spec.configs
+        ],
+    }
+    yaml_text = yaml.safe_dump(front_matter, sort_keys=False, allow_unicode=True, width=100)
+    config_lines = "\n".join(
+        f"- `{config.name}` ({len(read_rows(spec.name, config.name))} pairs): {config.description}"
+        for config in spec.configs
+    )
+    low, high = spec.score_range
+    column_docs = {
+        "id": "the pair number used in the paper",
+        "sentence1": "the first text, as printed",
+        "sentence2": "the second text, as printed",
+        "score": f"the gold similarity, from {low:g} (unrelated) to {high:g} (same meaning)",
+        "sd": "standard deviation of the human ratings",
+        "calibration": "true for the calibration pairs; exclude them from evaluation",
+    }
+    column_lines = "\n".join(
+        f"- `{column}` ({_COLUMN_TYPES[column]}): {column_docs[column]}."
+        for column in spec.configs[-1].columns
+    )
+    usage = "\n".join(
+        f'load_dataset("dataset_scripts/{spec.name}"'
+        + ("" if config.name == "default" else f', "{config.name}"')
+        + ')["test"]'
+        for config in spec.configs
+    )
+    return f"""---
+{yaml_text}---
+
+# {spec.pretty_name}
+
+<!-- Generated by `python -m sts_extras.datasets` from sts_extras/data/{spec.data_file}; do not edit. -->
+
+{spec.description}
+
+## Configurations
+{config_lines}
+
+## Columns
+{column_lines}
+
+## Usage
+```python
+from datasets import load_dataset
+{usage}
+```
+Installed package, offline: `sts_extras.load_dataset("{spec.name}")`.
+
+## Annotation
+{spec.annotation}.
+
+## License
+{spec.license_note}
+
+## Citation
+```bibtex
+{spec.citation}
+```
+"""
+
+
+def hub_folder_files(name: str) -> dict[str, str]:
+    """Return ``{relative path: text}`` of the Hub-ready folder of a dataset (card + data)."""
+    spec = get_spec(name)
+    files = {"README.md": _card(spec)}
+    for config in spec.configs:
+        files[_hub_data_path(spec, config)] = _csv_text(read_rows(spec.name, config.name),
+                                                        config.columns)
+    return files
+
+
+def write_hub_folder(name: str, root: str | Path) -> Path:
+    """Write the Hub-ready folder of ``name`` under ``root/<name>/`` and return its path."""
+    folder = Path(root) / get_spec(name).name
+    for relative, text in hub_folder_files(name).items():
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return folder
+
+
+if __name__ == "__main__":  # regenerate dataset_scripts/ from the package tables
+    import sys
+
+    destination = sys.argv[1] if len(sys.argv) > 1 else "dataset_scripts"
+    for dataset_name in DATASETS:
+        print(write_hub_folder(dataset_name, destination))
