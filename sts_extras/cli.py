@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:  # TODO(lead): remove once every subcommand module has landed
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
-            if error.name != module_name:
+            if error.name is None or not module_name.startswith(error.name):
                 raise
             continue
         subparser = subparsers.add_parser(command, help=help_text, description=help_text)
