@@ -1,0 +1,150 @@
+# Copyright 2025 The sts-extras Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""BCa bootstrap confidence interval of the difference of two correlations (evaluate comparison)."""
+
+import datasets
+import evaluate
+
+from sts_extras.stats.bootstrap import bootstrap_correlation_difference
+
+
+_DESCRIPTION = """
+Paired bootstrap confidence interval of delta = r(predictions1, references) - r(predictions2,
+references), the difference in performance of two systems scored on the same items. The items
+(triplets of gold score and the two systems' scores) are resampled with replacement
+`n_resamples` times; the interval is Efron's (1987) bias-corrected and accelerated (BCa) interval
+(bias correction from the share of bootstrap deltas below the observed one, acceleration from the
+leave-one-out jackknife), or the percentile interval. If 0 lies outside the interval the two
+systems differ significantly, and the interval's side tells which is better. This is the analysis
+of the DynaMax paper (Zhelezniak et al., 2019, Appendix D). Pearson (default) or Spearman; for
+Spearman the ranks are recomputed inside every resample. Same seed, same interval.
+"""
+
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions1 (`list` of `float`): Scores of system 1, one per item.
+    predictions2 (`list` of `float`): Scores of system 2 for the same items.
+    references (`list` of `float`): Gold (human) scores of the items.
+    statistic (`str`): "pearson" (default) or "spearman".
+    n_resamples (`int`): Number of bootstrap resamples. Defaults to 10000 (a warning below 1000).
+    confidence_level (`float`): Defaults to 0.95.
+    method (`str`): "BCa" (default) or "percentile".
+    seed (`int`): Seed of the random generator; `None` (default) draws a fresh one.
+
+Returns:
+    delta (`float`): Observed r1 - r2.
+    ci_low (`float`): Lower end of the interval of r1 - r2.
+    ci_high (`float`): Upper end of the interval of r1 - r2.
+    significant (`bool`): True when 0 lies outside [ci_low, ci_high].
+    r1 (`float`): Correlation of predictions1 with the references.
+    r2 (`float`): Correlation of predictions2 with the references.
+    bias_correction (`float`): BCa's z0.
+    acceleration (`float` or `None`): BCa's acceleration (`None` for the percentile method).
+    n_resamples (`int`): Number of resamples used.
+
+Examples:
+    >>> bca = evaluate.load("metrics/bca_bootstrap")
+    >>> references = [0.0, 0.4, 1.1, 1.3, 2.0, 2.2, 2.9, 3.1, 3.6, 4.0, 4.4, 5.0]
+    >>> predictions1 = [0.3, 0.2, 1.0, 1.6, 1.8, 2.5, 2.7, 3.3, 3.2, 4.1, 4.6, 4.7]
+    >>> predictions2 = [1.2, 0.1, 2.0, 0.9, 2.9, 1.5, 3.6, 2.2, 4.4, 3.0, 3.5, 4.1]
+    >>> results = bca.compute(predictions1=predictions1, predictions2=predictions2,
+    ...                       references=references, seed=0)
+    >>> print(round(results["delta"], 4), round(results["ci_low"], 4), round(results["ci_high"], 4))
+    0.1473 0.0637 0.3113
+    >>> results["significant"]
+    True
+
+    Spearman, percentile interval, 90%:
+    >>> results = bca.compute(predictions1=predictions1, predictions2=predictions2,
+    ...                       references=references, statistic="spearman", method="percentile",
+    ...                       confidence_level=0.9, seed=0)
+    >>> print(round(results["delta"], 4), round(results["ci_low"], 4), round(results["ci_high"], 4))
+    0.1678 0.0436 0.4073
+"""
+
+
+_CITATION = """
+@article{efron1987better,
+  title={Better bootstrap confidence intervals},
+  author={Efron, Bradley},
+  journal={Journal of the American Statistical Association},
+  volume={82},
+  number={397},
+  pages={171--185},
+  year={1987}
+}
+@inproceedings{zhelezniak2019dont,
+  title={Don't Settle for Average, Go for the Max: Fuzzy Sets and Max-Pooled Word Vectors},
+  author={Zhelezniak, Vitalii and Savkov, Aleksandar and Shen, April and Moramarco, Francesco and
+          Flann, Jack and Hammerla, Nils Y.},
+  booktitle={International Conference on Learning Representations},
+  year={2019}
+}
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class BcaBootstrap(evaluate.Comparison):
+    def _info(self):
+        return evaluate.ComparisonInfo(
+            module_type="comparison",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions1": datasets.Value("float64"),
+                    "predictions2": datasets.Value("float64"),
+                    "references": datasets.Value("float64"),
+                }
+            ),
+            reference_urls=[
+                "https://doi.org/10.1080/01621459.1987.10478410",
+                "https://openreview.net/forum?id=SkxXg2C5FX",
+            ],
+        )
+
+    def _compute(
+        self,
+        predictions1,
+        predictions2,
+        references,
+        statistic="pearson",
+        n_resamples=10000,
+        confidence_level=0.95,
+        method="BCa",
+        seed=None,
+    ):
+        result = bootstrap_correlation_difference(
+            predictions1,
+            predictions2,
+            references,
+            statistic=statistic,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            method=method,
+            seed=seed,
+        )
+        return {
+            "delta": result.delta,
+            "ci_low": result.ci_low,
+            "ci_high": result.ci_high,
+            "significant": result.significant,
+            "r1": result.r1,
+            "r2": result.r2,
+            "bias_correction": result.bias_correction,
+            "acceleration": result.acceleration,
+            "n_resamples": result.n_resamples,
+        }
