@@ -1,0 +1,207 @@
+"""The `evaluate` modules metrics/scaled_pearson and metrics/weighted_rank_correlation.
+
+They must load from a checkout with ``evaluate.load("metrics/<name>")`` (offline), give exactly the
+numbers of the core functions, work inside ``evaluate.combine``, and keep their documented examples
+(module docstring and metric card) runnable.
+"""
+
+from __future__ import annotations
+
+import doctest
+import inspect
+import os
+import re
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+import evaluate  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson  # noqa: E402
+from sts_extras.stats.ranking import weighted_rank_correlation  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MODULES = ("scaled_pearson", "weighted_rank_correlation")
+CARD_SECTIONS = (
+    "Metric Description",
+    "How to Use",
+    "Inputs",
+    "Output Values",
+    "Values from Popular Papers",
+    "Examples",
+    "Limitations and Bias",
+    "Citation",
+    "Further References",
+)
+
+rng = np.random.default_rng(42)
+REFERENCES = np.round(rng.uniform(0, 5, size=200), 1)  # STS-like, with ties
+PREDICTIONS = np.clip(REFERENCES + rng.normal(scale=0.9, size=200), 0, 5)
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    """Both modules, loaded by a path relative to the repository root."""
+    cwd = os.getcwd()
+    os.chdir(REPO_ROOT)
+    try:
+        return {name: evaluate.load(f"metrics/{name}") for name in MODULES}
+    finally:
+        os.chdir(cwd)
+
+
+def test_load_by_absolute_path():
+    for name in MODULES:
+        module = evaluate.load(str(REPO_ROOT / "metrics" / name))
+        assert module.name == name
+
+
+def test_scaled_pearson_equals_core(loaded):
+    options = {"bins": [0, 1.66, 3.33, 5], "closed": "right"}
+    output = loaded["scaled_pearson"].compute(
+        predictions=PREDICTIONS.tolist(), references=REFERENCES.tolist(), **options
+    )
+    core = scaled_pearson(PREDICTIONS, REFERENCES, **options)
+    assert output == {
+        "scaled_pearson": core.statistic,
+        "pearson": core.pearson,
+        "segment_r": list(core.segment_r),
+        "segment_sizes": list(core.segment_sizes),
+        "edges": list(core.edges),
+        "skipped": list(core.skipped),
+    }
+    for options in ({"bins": 4, "strategy": "count"}, {"bins": 3, "score_range": [0, 5]}):
+        output = loaded["scaled_pearson"].compute(
+            predictions=PREDICTIONS, references=REFERENCES, **options
+        )
+        core = scaled_pearson(PREDICTIONS, REFERENCES, **options)
+        assert output["scaled_pearson"] == core.statistic
+
+
+@pytest.mark.parametrize("n0", [0, 2, 7.5])
+def test_weighted_rank_correlation_equals_core(loaded, n0):
+    output = loaded["weighted_rank_correlation"].compute(
+        predictions=PREDICTIONS.tolist(), references=REFERENCES.tolist(), n0=n0
+    )
+    core = weighted_rank_correlation(PREDICTIONS, REFERENCES, n0=n0)
+    assert output == {
+        "rho_w": core.rho_w,
+        "tau_w": core.tau_w,
+        "spearman": core.spearman,
+        "kendall": core.kendall,
+    }
+    assert all(type(value) is float for value in output.values())
+
+
+def test_inputs_keep_float64_precision(loaded):
+    """Features are float64: evaluate's usual Value("float") would round inputs to float32."""
+    references = [0.1, 0.2 + 1e-12, 0.3, 0.7, 0.9, 1.3]
+    predictions = [0.1 + 1e-12, 0.2, 0.35, 0.5, 1.1, 1.2]
+    output = loaded["weighted_rank_correlation"].compute(
+        predictions=predictions, references=references
+    )
+    assert output["tau_w"] == weighted_rank_correlation(predictions, references).tau_w
+
+
+def test_combine(loaded):
+    combined = evaluate.combine([loaded["scaled_pearson"], loaded["weighted_rank_correlation"]])
+    output = combined.compute(predictions=PREDICTIONS, references=REFERENCES)
+    assert output["scaled_pearson"] == scaled_pearson(PREDICTIONS, REFERENCES).statistic
+    assert output["tau_w"] == weighted_rank_correlation(PREDICTIONS, REFERENCES).tau_w
+    assert set(output) == {
+        "scaled_pearson", "pearson", "segment_r", "segment_sizes", "edges", "skipped",
+        "rho_w", "tau_w", "spearman", "kendall",
+    }  # fmt: skip
+
+
+def test_incremental_add_batch(loaded):
+    metric = loaded["weighted_rank_correlation"]
+    for start in range(0, 200, 50):
+        metric.add_batch(
+            predictions=PREDICTIONS[start : start + 50], references=REFERENCES[start : start + 50]
+        )
+    assert metric.compute()["rho_w"] == weighted_rank_correlation(PREDICTIONS, REFERENCES).rho_w
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "match"),
+    [
+        ("weighted_rank_correlation", {"n0": -1}, "n0"),
+        ("weighted_rank_correlation", {"references": [1.0, 2.0, float("nan")]}, "finite"),
+        ("weighted_rank_correlation", {"references": [2.0, 2.0, 2.0]}, "constant"),
+        ("scaled_pearson", {"bins": [0, 2, 1, 5]}, "strictly increasing"),
+        ("scaled_pearson", {"bins": [1, 2, 3]}, "cover"),
+        ("scaled_pearson", {"predictions": [1.0, 2.0], "references": [1.0, 2.0]}, "at least 3"),
+    ],
+)
+def test_bad_input_raises_value_error(name, kwargs, match):
+    # a fresh in-memory instance: after a failed compute, evaluate makes the next call sharing its
+    # cache file wait ~1 s for the file lock
+    module = evaluate.load(str(REPO_ROOT / "metrics" / name), keep_in_memory=True)
+    arguments = {"predictions": [1.0, 3.0, 2.0], "references": [0.5, 1.0, 4.0], **kwargs}
+    with pytest.raises(ValueError, match=match):
+        module.compute(**arguments)
+
+
+def test_skipped_segment_warning_reaches_the_user(loaded):
+    with pytest.warns(SkippedSegmentWarning):
+        output = loaded["scaled_pearson"].compute(
+            predictions=[0.1, 0.3, 0.2, 2.5, 2.0, 4.1, 4.4, 4.2],
+            references=[0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 4.5, 5.0],
+            bins=[0, 1.66, 3.33, 5],
+        )
+    assert output["skipped"] == [1] and output["segment_r"][1] is None
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_compute_takes_explicit_keywords(loaded, name):
+    parameters = inspect.signature(type(loaded[name])._compute).parameters.values()
+    assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
+def _run_doctests(text: str, name: str) -> doctest.TestResults:
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {"evaluate": evaluate}, name, name, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    cwd = os.getcwd()
+    os.chdir(REPO_ROOT)  # the examples load "metrics/<name>" relative to the repository root
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SkippedSegmentWarning)
+            runner.run(test)
+    finally:
+        os.chdir(cwd)
+    return runner.summarize(verbose=False)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_examples_run(loaded, name):
+    docstring = type(loaded[name]).__doc__
+    results = _run_doctests(docstring, name)
+    assert results.attempted >= 2 and results.failed == 0
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_metric_card(loaded, name):
+    card = (REPO_ROOT / "metrics" / name / "README.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^#{2,4} (.+?)\s*$", card, flags=re.MULTILINE)
+    for section in CARD_SECTIONS:
+        assert section in headings, f"{name} card lacks '{section}'"
+    # every output key of the module is documented in the card's Output Values section
+    outputs = re.split(r"\n#+ ", card.split("### Output Values", 1)[1], maxsplit=1)[0]
+    output = loaded[name].compute(predictions=PREDICTIONS, references=REFERENCES)
+    for key in output:
+        assert f"`{key}`" in outputs, f"{name} card does not document output `{key}`"
+    # the card's examples run as written
+    results = _run_doctests(card, f"{name}/README.md")
+    assert results.attempted >= 2 and results.failed == 0
+
+
+def test_readme_section_runs():
+    section = (REPO_ROOT / "docs" / "readme" / "3-metrics.md").read_text(encoding="utf-8")
+    results = _run_doctests(section, "docs/readme/3-metrics.md")
+    assert results.attempted >= 10 and results.failed == 0
