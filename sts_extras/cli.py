@@ -37,12 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command, (module_name, help_text) in SUBCOMMANDS.items():
-        try:  # TODO(lead): remove once every subcommand module has landed
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name is None or not module_name.startswith(error.name):
-                raise
-            continue
+        module = importlib.import_module(module_name)
         subparser = subparsers.add_parser(command, help=help_text, description=help_text)
         module.add_arguments(subparser)
         subparser.set_defaults(_run=module.run)

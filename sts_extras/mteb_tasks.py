@@ -1,0 +1,159 @@
+"""DSCS and STSS-131 as MTEB STS tasks, loaded offline from the data shipped with sts-extras.
+
+A task is data (as in MTEB's own ``mteb/tasks/sts/eng/*.py``): a :class:`~mteb.TaskMetadata` plus the
+score range. Every field is derived from the one :class:`sts_extras.datasets.DatasetSpec` of the
+benchmark, so the dataset card, the ``datasets`` builder and the task cannot drift apart. The one
+behaviour we change is :meth:`load_data`: the pairs come from the package through
+:func:`sts_extras.datasets.load_dataset`, never from the Hub.
+
+MTEB keeps its task registry in a module-level dict and has no plugin entry point, so
+:func:`register` adds the two tasks to it explicitly (once per process)::
+
+    >>> import mteb
+    >>> from sts_extras.mteb_tasks import register
+    >>> register()
+    >>> [task.metadata.name for task in mteb.get_tasks(tasks=["DSCS", "STSS131"])]
+    ['DSCS', 'STSS131']
+    >>> mteb.get_task("STSS131").metadata.main_score
+    'pearson'
+
+The main score is ``pearson``, MTEB's Pearson r between the gold scores and the model's own
+similarity function: both papers report Pearson's r (STSS-131 asks for it explicitly), and for
+models that are not plain embedders (DynaMax) only the model-similarity scores are meaningful.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from importlib import resources
+from typing import Any
+
+from mteb.abstasks.sts import AbsTaskSTS
+from mteb.abstasks.task_metadata import TaskMetadata
+
+from sts_extras.datasets import DatasetSpec, get_spec
+
+__all__ = ["DSCS", "STSS131", "TASKS", "register"]
+
+
+def _revision(spec: DatasetSpec) -> str:
+    """The dataset revision MTEB records: 40 hex digits of the SHA-256 of the packaged table.
+
+    A content hash instead of a Git commit: the data ships inside the package, so an edited table
+    gets a new revision automatically and never reuses results computed on the old one.
+    """
+    data = resources.files("sts_extras").joinpath("data", spec.data_file).read_bytes()
+    return hashlib.sha256(data).hexdigest()[:40]
+
+
+def _metadata(spec: DatasetSpec, *, name: str, date: tuple[str, str], domains: list[str],
+              sample_creation: str) -> TaskMetadata:
+    return TaskMetadata(
+        name=name,
+        # The Hub-ready folder of this repository (`datasets.load_dataset` accepts it from a
+        # checkout); the task itself reads the package copy in `load_data`.
+        dataset={"path": f"dataset_scripts/{spec.name}", "revision": _revision(spec),
+                 "name": spec.configs[0].name},
+        description=f"{spec.description} License: {spec.license_note}",
+        reference=spec.homepage,
+        type="STS",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score="pearson",
+        date=date,
+        domains=domains,
+        task_subtypes=[],
+        license="not specified",
+        annotations_creators="human-annotated",
+        dialect=[],
+        sample_creation=sample_creation,
+        bibtex_citation=spec.citation,
+    )
+
+
+class _PackagedSTSTask(AbsTaskSTS):
+    """An ``AbsTaskSTS`` whose test split is read from the sts-extras package (no download)."""
+
+    _dataset_name: str
+
+    def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
+        """Load the ``test`` split from the package (MTEB's default would query the Hub)."""
+        if self.data_loaded:
+            return
+        from sts_extras.datasets import load_dataset
+
+        self.dataset = load_dataset(self._dataset_name, self.metadata.dataset.get("name"))
+        self.dataset_transform(num_proc=num_proc)
+        self.data_loaded = True
+
+
+_DSCS_SPEC = get_spec("dscs")
+_STSS131_SPEC = get_spec("stss131")
+
+
+class DSCS(_PackagedSTSTask):
+    """DSCS (Chandrasekaran & Mago, 2020): 50 computer-science definition pairs, gold 0-5."""
+
+    _dataset_name = "dscs"
+    metadata = _metadata(
+        _DSCS_SPEC,
+        name="DSCS",
+        # The paper does not date the annotation; the range ends at its arXiv submission.
+        date=("2020-01-01", "2020-10-24"),
+        domains=["Academic", "Encyclopaedic", "Written"],
+        # Definitions found in Wikipedia, Simple Wikipedia and Merriam-Webster, paired by the authors.
+        sample_creation="found",
+    )
+    min_score = _DSCS_SPEC.score_range[0]
+    max_score = _DSCS_SPEC.score_range[1]
+
+
+class STSS131(_PackagedSTSTask):
+    """STSS-131 (O'Shea, Bandar & Crockett, 2013): 64 conversational short-text pairs, gold 0-4.
+
+    The two calibration pairs (SP99, SP129) are excluded, as the authors require.
+    """
+
+    _dataset_name = "stss131"
+    metadata = _metadata(
+        _STSS131_SPEC,
+        name="STSS131",
+        # Sentences written for the benchmark; ratings collected before the 2013 publication
+        # (O'Shea 2010 describes the method).
+        date=("2010-01-01", "2013-12-31"),
+        domains=["Spoken", "Constructed"],
+        sample_creation="created",
+    )
+    min_score = _STSS131_SPEC.score_range[0]
+    max_score = _STSS131_SPEC.score_range[1]
+
+
+TASKS: dict[str, type[_PackagedSTSTask]] = {"DSCS": DSCS, "STSS131": STSS131}
+
+
+def register() -> None:
+    """Make ``mteb.get_task("DSCS")`` and ``mteb.get_tasks(tasks=["DSCS", "STSS131"])`` work.
+
+    Adds the two tasks to MTEB's in-process registry (``mteb.get_tasks._TASKS_REGISTRY`` and
+    ``TASK_LIST``, which ``get_tasks(task_types=["STS"])`` filters). Idempotent.
+
+    Raises
+    ------
+    ValueError
+        If MTEB already has a *different* task under one of our names.
+    """
+    registry = importlib.import_module("mteb.get_tasks")  # `mteb.get_tasks` is also a function
+    for name, cls in TASKS.items():
+        known = registry._TASKS_REGISTRY.get(name)
+        if known is cls:
+            continue
+        if known is not None:
+            raise ValueError(
+                f"MTEB already defines a task named {name!r} ({known.__module__}.{known.__name__}); "
+                "sts-extras cannot register its own under the same name."
+            )
+        registry._TASKS_REGISTRY[name] = cls
+        registry.TASK_LIST = (*registry.TASK_LIST, cls)

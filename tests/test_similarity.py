@@ -1,0 +1,289 @@
+"""Specification of the fuzzy-set similarity core (Zhelezniak et al., ICLR 2019).
+
+The batched functions must equal a per-pair implementation written here straight from
+Algorithm 1 (and the authors' reference code): raw dot products, max-pool with the zero vector,
+repeated tokens kept, 0 when a denominator is 0. Small cases are checked against hand-computed
+fractions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from sts_extras.similarity.fuzzy import (
+    DYNAMAX_MEASURES,
+    average_cosine_similarity,
+    dynamax_similarity,
+    dynamax_similarity_matrix,
+    fuzzy_set_similarity,
+    fuzzy_set_similarity_matrix,
+    maxpool_similarity,
+    pool_word_vectors,
+)
+
+EXACT = 1e-12  # batched and per-pair differ only by floating-point summation order
+
+
+# ---------------------------------------------------------------- per-pair reference (Algorithm 1)
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator > 0 else 0.0
+
+
+def _compare(mx: np.ndarray, my: np.ndarray, measure: str) -> float:
+    intersection = np.minimum(mx, my).sum()
+    if measure == "jaccard":
+        return _ratio(intersection, np.maximum(mx, my).sum())
+    if measure == "otsuka":
+        return _ratio(intersection, np.sqrt(mx.sum() * my.sum()))
+    if measure == "dice":
+        return _ratio(2 * intersection, mx.sum() + my.sum())
+    return _ratio(mx @ my, np.linalg.norm(mx) * np.linalg.norm(my))
+
+
+def reference_dynamax(x: np.ndarray, y: np.ndarray, measure: str = "jaccard") -> float:
+    """Algorithm 1: U = [X; Y]; z = max-pool(x_i U^T, ..., 0); same for Y; fuzzy measure."""
+    d = max(x.shape[-1] if x.size else 0, y.shape[-1] if y.size else 0, 1)
+    x = x.reshape(-1, d)
+    y = y.reshape(-1, d)
+    u = np.vstack((x, y))
+    z = np.zeros(u.shape[0])
+    mx = np.max(np.vstack([x @ u.T, z]), axis=0)
+    my = np.max(np.vstack([y @ u.T, z]), axis=0)
+    return _compare(mx, my, measure)
+
+
+def reference_maxpool(x: np.ndarray, y: np.ndarray, measure: str = "jaccard") -> float:
+    d = max(x.shape[-1] if x.size else 0, y.shape[-1] if y.size else 0, 1)
+    mx = np.max(np.vstack([x.reshape(-1, d), np.zeros(d)]), axis=0)
+    my = np.max(np.vstack([y.reshape(-1, d), np.zeros(d)]), axis=0)
+    return _compare(mx, my, measure)
+
+
+def reference_avg_cos(x: np.ndarray, y: np.ndarray) -> float:
+    if x.size == 0 or y.size == 0:
+        return 0.0
+    return _compare(x.mean(axis=0), y.mean(axis=0), "cosine")
+
+
+@pytest.fixture(scope="module")
+def random_pairs():
+    """Random raw vectors (negative dot products included) and awkward sentences."""
+    rng = np.random.default_rng(2019)
+    vocab, dim = 60, 12
+    table = rng.normal(size=(vocab, dim)) * rng.uniform(0.2, 3.0, size=(vocab, 1))
+    lengths1 = rng.integers(1, 15, size=80)
+    lengths2 = rng.integers(1, 15, size=80)
+    first = [rng.integers(0, vocab, size=k) for k in lengths1]
+    second = [rng.integers(0, vocab, size=k) for k in lengths2]
+    first[0] = np.array([3, 3, 3, 7])  # duplicates
+    second[0] = np.array([7])
+    first[1] = np.array([], dtype=np.int64)  # empty (e.g. all tokens out of vocabulary)
+    first[2] = np.array([], dtype=np.int64)
+    second[2] = np.array([], dtype=np.int64)  # both empty
+    first[3] = rng.integers(0, vocab, size=120)  # very unequal lengths
+    second[3] = np.array([5])
+    first[4] = np.array([11])
+    second[4] = rng.integers(0, vocab, size=90)
+    first[5] = second[5] = np.array([1, 2, 2, 9])  # identical
+    return table, first, second
+
+
+# ---------------------------------------------------------------- batched == per-pair
+@pytest.mark.parametrize("measure", DYNAMAX_MEASURES)
+def test_dynamax_batched_equals_algorithm_1(random_pairs, measure):
+    table, first, second = random_pairs
+    expected = [reference_dynamax(table[a], table[b], measure) for a, b in zip(first, second)]
+    assert_allclose(
+        dynamax_similarity(first, second, vectors=table, measure=measure),
+        expected,
+        rtol=0,
+        atol=EXACT,
+    )
+
+
+def test_padding_is_neutral_whatever_the_chunking(random_pairs):
+    table, first, second = random_pairs
+    alone = [dynamax_similarity([a], [b], vectors=table)[0] for a, b in zip(first, second)]
+    for chunk_pairs, max_chunk_bytes in [(1, 10**9), (7, 10**9), (1000, 10**9), (64, 1)]:
+        batched = dynamax_similarity(
+            first, second, vectors=table, chunk_pairs=chunk_pairs, max_chunk_bytes=max_chunk_bytes
+        )
+        assert_allclose(batched, alone, rtol=0, atol=EXACT)
+
+
+def test_degenerate_pairs_follow_the_reference_semantics(random_pairs):
+    table, first, second = random_pairs
+    scores = dynamax_similarity(first, second, vectors=table)
+    assert scores[1] == 0.0  # one side empty: 0
+    assert scores[2] == 0.0  # both sides empty: 0, not NaN
+    assert scores[5] == pytest.approx(1.0, abs=EXACT)  # identical sentences
+    assert np.all((scores >= 0) & (scores <= 1 + EXACT))
+
+
+def test_dynamax_is_symmetric(random_pairs):
+    table, first, second = random_pairs
+    assert_allclose(
+        dynamax_similarity(first, second, vectors=table),
+        dynamax_similarity(second, first, vectors=table),
+        rtol=0,
+        atol=EXACT,
+    )
+
+
+@pytest.mark.parametrize("measure", ["jaccard", "cosine"])
+def test_maxpool_and_avg_cos_equal_per_pair_reference(random_pairs, measure):
+    table, first, second = random_pairs
+    expected = [reference_maxpool(table[a], table[b], measure) for a, b in zip(first, second)]
+    assert_allclose(
+        maxpool_similarity(first, second, vectors=table, measure=measure),
+        expected,
+        rtol=0,
+        atol=EXACT,
+    )
+    expected = [reference_avg_cos(table[a], table[b]) for a, b in zip(first, second)]
+    assert_allclose(
+        average_cosine_similarity(first, second, vectors=table), expected, rtol=0, atol=EXACT
+    )
+
+
+def test_matrix_equals_every_pair(random_pairs):
+    table, first, second = random_pairs
+    matrix = dynamax_similarity_matrix(
+        first[:9], second[:7], vectors=table, measure="otsuka", chunk_pairs=5
+    )
+    expected = [
+        [reference_dynamax(table[a], table[b], "otsuka") for b in second[:7]] for a in first[:9]
+    ]
+    assert matrix.shape == (9, 7)
+    assert_allclose(matrix, expected, rtol=0, atol=EXACT)
+
+
+def test_word_vector_matrices_and_row_ids_agree(random_pairs):
+    table, first, second = random_pairs
+    as_matrices = dynamax_similarity([table[a] for a in first], [table[b] for b in second])
+    assert_allclose(
+        as_matrices, dynamax_similarity(first, second, vectors=table), rtol=0, atol=EXACT
+    )
+
+
+def test_row_weights_scale_the_word_vectors(random_pairs):
+    table, first, second = random_pairs
+    weights = np.random.default_rng(5).uniform(0.01, 1.0, size=table.shape[0])
+    weighted = dynamax_similarity(first, second, vectors=table, weights=weights)
+    assert_allclose(
+        weighted,
+        dynamax_similarity(first, second, vectors=table * weights[:, None]),
+        rtol=0,
+        atol=EXACT,
+    )
+
+
+# ---------------------------------------------------------------- hand-computed cases
+A, B, C, D = [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0]
+HAND = np.array([A, B, C, D])
+
+
+@pytest.mark.parametrize(
+    ("measure", "expected"),
+    [
+        # U = [a; b; c]: mu_X = (1, 1, 1), mu_Y = (c.a, c.b, c.c) = (1, 1, 2)
+        ("jaccard", 3 / 4),
+        ("otsuka", 3 / np.sqrt(3 * 4)),
+        ("dice", 2 * 3 / (3 + 4)),
+        ("cosine", 4 / np.sqrt(3 * 6)),
+    ],
+)
+def test_dynamax_hand_computed(measure, expected):
+    assert_allclose(
+        dynamax_similarity([[0, 1]], [[2]], vectors=HAND, measure=measure), [expected], rtol=1e-15
+    )
+
+
+def test_dynamax_keeps_repeated_tokens_and_clamps_at_zero():
+    # {a, a} vs {c}: U = [a; a; c], mu_X = (1, 1, 1), mu_Y = (1, 1, 2) -> 3/4
+    # {a} vs {c}:    U = [a; c],    mu_X = (1, 1),    mu_Y = (1, 2)    -> 2/3
+    # {a} vs {d}: every cross dot product is -1, clamped to 0: mu_X = (1, 0), mu_Y = (0, 1) -> 0
+    scores = dynamax_similarity([[0, 0], [0], [0]], [[2], [2], [3]], vectors=HAND)
+    assert_allclose(scores, [3 / 4, 2 / 3, 0.0], rtol=1e-15)
+
+
+def test_maxpool_hand_computed():
+    x = [np.array([[1.0, -2.0], [-1.0, 3.0]])]  # max-pool with 0: (1, 3)
+    y = [np.array([[2.0, -1.0]])]  # (2, 0)
+    assert_allclose(maxpool_similarity(x, y), [1 / 5], rtol=1e-15)
+    assert_allclose(maxpool_similarity(x, y, measure="cosine"), [2 / (np.sqrt(10) * 2)], rtol=1e-15)
+    assert_allclose(pool_word_vectors(x, mode="max"), [[1.0, 3.0]])
+    assert_allclose(pool_word_vectors(x, mode="mean"), [[0.0, 0.5]])
+    assert_allclose(pool_word_vectors(x, mode="sum"), [[0.0, 1.0]])
+
+
+def test_avg_cos_hand_computed():
+    x = [np.array([[1.0, 0.0], [1.0, 2.0]]), np.array([[1.0, 0.0], [1.0, 2.0]])]  # mean (1, 1)
+    y = [np.array([[2.0, 2.0]]), np.array([[1.0, 0.0]])]
+    assert_allclose(average_cosine_similarity(x, y), [1.0, 1 / np.sqrt(2)], rtol=1e-15)
+
+
+def test_fuzzy_set_measures_hand_computed():
+    mu1, mu2 = [[1.0, 0.5, 0.0]], [[0.5, 0.5, 1.0]]  # min-sum 1, max-sum 2.5, |A| 1.5, |B| 2
+    assert_allclose(fuzzy_set_similarity(mu1, mu2), [0.4])
+    assert_allclose(fuzzy_set_similarity(mu1, mu2, measure="otsuka"), [1 / np.sqrt(3)])
+    assert_allclose(fuzzy_set_similarity(mu1, mu2, measure="dice"), [2 / 3.5])
+    assert_allclose(fuzzy_set_similarity([[0.0, 0.0]], [[0.0, 0.0]]), [0.0])  # empty sets: 0
+    matrix = fuzzy_set_similarity_matrix(
+        [[1.0, 0.5, 0.0], [0.0, 0.0, 0.0]], mu2 + [[1.0, 0.5, 0.0]], max_chunk_bytes=8
+    )
+    assert_allclose(matrix, [[0.4, 1.0], [0.0, 0.0]])
+
+
+# ---------------------------------------------------------------- validation
+def test_bad_inputs_are_named():
+    with pytest.raises(ValueError, match="same number of sentences"):
+        dynamax_similarity([[0]], [[0], [1]], vectors=HAND)
+    with pytest.raises(ValueError, match="`measure` must be one of"):
+        dynamax_similarity([[0]], [[1]], vectors=HAND, measure="tanimoto")
+    with pytest.raises(ValueError, match=r"sentences2\[0\]` holds row id 9"):
+        dynamax_similarity([[0]], [[9]], vectors=HAND)
+    with pytest.raises(TypeError, match=r"sentences1\[0\]` must be a 1-D array of integer row ids"):
+        dynamax_similarity([[0.5]], [[1]], vectors=HAND)
+    with pytest.raises(ValueError, match="row 1 holds NaN"):
+        dynamax_similarity([[1]], [[0]], vectors=np.array([[1.0, 0.0], [np.nan, 1.0]]))
+    with pytest.raises(ValueError, match="same width"):
+        dynamax_similarity([np.ones((2, 3))], [np.ones((1, 4))])
+    with pytest.raises(ValueError, match="non-negative"):
+        fuzzy_set_similarity([[-1.0, 1.0]], [[1.0, 1.0]])
+    with pytest.raises(TypeError, match="`chunk_pairs` must be an integer"):
+        dynamax_similarity([[0]], [[1]], vectors=HAND, chunk_pairs=2.5)
+    with pytest.raises(TypeError, match="sequence of sentences"):
+        dynamax_similarity("a sentence", ["another"], vectors=HAND)
+
+
+def test_threads_and_table_dtype_do_not_change_scores(random_pairs):
+    table, first, second = random_pairs
+    expected = dynamax_similarity(first, second, vectors=table)
+    assert_allclose(
+        dynamax_similarity(first, second, vectors=table, workers=2, chunk_pairs=3),
+        expected,
+        rtol=0,
+        atol=EXACT,
+    )
+    as_float32 = table.astype(np.float32)
+    assert_allclose(
+        dynamax_similarity(first, second, vectors=as_float32),
+        [
+            reference_dynamax(as_float32[a].astype(float), as_float32[b].astype(float))
+            for a, b in zip(first, second)
+        ],
+        rtol=0,
+        atol=EXACT,
+    )
+
+
+def test_non_finite_weighted_vectors_are_named_not_silenced():
+    weights = np.array([1.0, np.inf, 1.0, 1.0])
+    with pytest.raises(ValueError, match="`weights` must be finite"):
+        dynamax_similarity([[0]], [[1]], vectors=HAND, weights=weights)
+    huge = np.array([[1e200, 0.0], [1e200, 1.0]])
+    with pytest.raises(ValueError, match="overflowed"):
+        dynamax_similarity([[0]], [[1]], vectors=huge)
