@@ -17,6 +17,7 @@ __all__ = [
     "as_float_vector",
     "as_paired_vectors",
     "check_choice",
+    "check_non_negative_weights",
     "check_not_constant",
     "check_open_unit_interval",
     "check_positive_int",
@@ -95,6 +96,16 @@ def check_not_constant(array: np.ndarray, name: str, *, what: str = "the statist
             f"`{name}` is constant (every value is {array[0]!r}); {what} is undefined for "
             "constant input."
         )
+
+
+def check_non_negative_weights(weights: np.ndarray, name: str = "weights") -> None:
+    """Raise ``ValueError`` unless every weight is >= 0 and at least one is > 0."""
+    negative = weights < 0
+    if negative.any():
+        first = int(np.flatnonzero(negative)[0])
+        raise ValueError(f"`{name}` must be non-negative; {name}[{first}] = {weights[first]}.")
+    if not weights.any():
+        raise ValueError(f"`{name}` must not all be zero.")
 
 
 def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:

@@ -29,6 +29,7 @@ from sts_extras._validation import (
     as_float_vector,
     as_paired_vectors,
     check_choice,
+    check_non_negative_weights,
     check_not_constant,
     check_positive_int,
 )
@@ -407,13 +408,7 @@ def fisher_mean(rs: Any, weights: Any = None) -> float:
         weights = np.ones_like(rs)
     else:
         rs, weights = as_paired_vectors(1, rs=rs, weights=weights)
-        if (weights < 0).any():
-            first = int(np.flatnonzero(weights < 0)[0])
-            raise ValueError(
-                f"`weights` must be non-negative; weights[{first}] = {weights[first]}."
-            )
-        if not weights.any():
-            raise ValueError("`weights` must not all be zero.")
+        check_non_negative_weights(weights)
     used = weights > 0
     perfect = used & (np.abs(rs) == 1.0)
     if perfect.any():

@@ -27,7 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from sts_extras._validation import as_paired_vectors, check_not_constant
+from sts_extras._validation import (
+    as_paired_vectors,
+    check_non_negative_weights,
+    check_not_constant,
+)
 
 __all__ = [
     "WeightedRankCorrelationResult",
@@ -360,13 +364,7 @@ def weighted_kendall_tau(x: Any, y: Any, weights: Any) -> float:
     0.6666666666666666
     """
     x, y, weights = as_paired_vectors(2, x=x, y=y, weights=weights)
-    if (weights < 0).any():
-        first = int(np.flatnonzero(weights < 0)[0])
-        raise ValueError(
-            f"`weights` must be non-negative; weights[{first}] = {weights[first]}."
-        )
-    if not weights.any():
-        raise ValueError("`weights` must not all be zero.")
+    check_non_negative_weights(weights)
     weights = weights / weights.max()  # scale-free; keeps the squared sums away from overflow
     u, _, order_u, u_has_ties = _rank_codes(x, with_ranks=False)
     v, _, _, _ = _rank_codes(y, with_ranks=False)
