@@ -199,9 +199,3 @@ def test_metric_card(loaded, name):
     # the card's examples run as written
     results = _run_doctests(card, f"{name}/README.md")
     assert results.attempted >= 2 and results.failed == 0
-
-
-def test_readme_section_runs():
-    section = (REPO_ROOT / "docs" / "readme" / "3-metrics.md").read_text(encoding="utf-8")
-    results = _run_doctests(section, "docs/readme/3-metrics.md")
-    assert results.attempted >= 10 and results.failed == 0

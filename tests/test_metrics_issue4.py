@@ -2,7 +2,7 @@
 
 They load with `evaluate.load` from a relative or an absolute path, are thin adapters (same numbers
 as the core functions, no **kwargs), their examples run as doctests, and their cards document the
-keys they return. The README section docs/readme/4-comparisons.md runs as a doctest too.
+keys they return. The README section runs as a doctest in tests/test_readme.py.
 """
 
 from __future__ import annotations
@@ -139,8 +139,3 @@ def test_card_has_the_sections_and_the_output_keys(loaded, name, at_repo_root):
     # The card's own examples run.
     failures, attempted = doctest.testfile(str(REPO / "metrics" / name / "README.md"), module_relative=False)
     assert failures == 0 and attempted > 0
-
-
-def test_readme_section_runs(at_repo_root):
-    failures, attempted = doctest.testfile(str(REPO / "docs" / "readme" / "4-comparisons.md"), module_relative=False)
-    assert failures == 0 and attempted >= 10
