@@ -444,7 +444,41 @@ class DynaMax(_StaticVectorModel):
         )
 
 
-class MaxPool(_StaticVectorModel):
+class _PooledVectorModel(_StaticVectorModel):
+    """A model whose sentence vector is a pooling of its word vectors, compared by a measure.
+
+    Subclasses set ``_pool_mode`` ("max" or "mean") and ``measure``; encode outputs are the
+    pooled vectors, so MTEB's pairwise and all-pairs similarities are one fuzzy-set call each.
+    """
+
+    _pool_mode: str = ""
+    measure: str = ""
+
+    def _embed(self, ids, table, weights, original_ids):
+        return pool_word_vectors(
+            ids, vectors=table, weights=weights, mode=self._pool_mode,
+            max_chunk_bytes=self.max_chunk_bytes,
+        )
+
+    def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
+        """The model's measure between paired pooled vectors (the :meth:`encode` outputs)."""
+        return fuzzy_set_similarity(
+            _to_numpy(embeddings1, "embeddings1"),
+            _to_numpy(embeddings2, "embeddings2"),
+            measure=self.measure,
+        )
+
+    def similarity(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
+        """All-pairs measure between pooled vectors."""
+        return fuzzy_set_similarity_matrix(
+            _to_numpy(embeddings1, "embeddings1"),
+            _to_numpy(embeddings2, "embeddings2"),
+            measure=self.measure,
+            max_chunk_bytes=self.max_chunk_bytes,
+        )
+
+
+class MaxPool(_PooledVectorModel):
     """Max-pooled word vectors compared as fuzzy sets (Eq. 3-4 of Zhelezniak et al., 2019).
 
     The sentence vector is the element-wise maximum of its word vectors and 0 (the fuzzy
@@ -458,6 +492,8 @@ class MaxPool(_StaticVectorModel):
     sif : bool or SIFWeights
     show_progress_bar : bool, optional
     """
+
+    _pool_mode = "max"
 
     def __init__(
         self,
@@ -485,30 +521,8 @@ class MaxPool(_StaticVectorModel):
             max_chunk_bytes=self.max_chunk_bytes,
         )
 
-    def _embed(self, ids, table, weights, original_ids):
-        return pool_word_vectors(
-            ids, vectors=table, weights=weights, mode="max", max_chunk_bytes=self.max_chunk_bytes
-        )
 
-    def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
-        """The fuzzy measure between paired max-pooled vectors (the :meth:`encode` outputs)."""
-        return fuzzy_set_similarity(
-            _to_numpy(embeddings1, "embeddings1"),
-            _to_numpy(embeddings2, "embeddings2"),
-            measure=self.measure,
-        )
-
-    def similarity(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
-        """All-pairs fuzzy measure between max-pooled vectors."""
-        return fuzzy_set_similarity_matrix(
-            _to_numpy(embeddings1, "embeddings1"),
-            _to_numpy(embeddings2, "embeddings2"),
-            measure=self.measure,
-            max_chunk_bytes=self.max_chunk_bytes,
-        )
-
-
-class MeanPooled(_StaticVectorModel):
+class MeanPooled(_PooledVectorModel):
     """Averaged word vectors with cosine similarity ("avg-cos"; with ``sif=True``, avg-SIF).
 
     Parameters
@@ -530,31 +544,12 @@ class MeanPooled(_StaticVectorModel):
 
     _method = "avg-cos"
     _similarity_fn = "cosine"
+    _pool_mode = "mean"
+    measure = "cosine"  # cosine of averaged vectors; 0 when one of them is zero
 
     def _score_ids(self, ids1, ids2, table, weights):
         return average_cosine_similarity(
             ids1, ids2, vectors=table, weights=weights, max_chunk_bytes=self.max_chunk_bytes
-        )
-
-    def _embed(self, ids, table, weights, original_ids):
-        return pool_word_vectors(
-            ids, vectors=table, weights=weights, mode="mean", max_chunk_bytes=self.max_chunk_bytes
-        )
-
-    def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
-        """Cosine of paired averaged vectors (0 when one of them is zero)."""
-        return fuzzy_set_similarity(
-            _to_numpy(embeddings1, "embeddings1"),
-            _to_numpy(embeddings2, "embeddings2"),
-            measure="cosine",
-        )
-
-    def similarity(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
-        """All-pairs cosine of averaged vectors."""
-        return fuzzy_set_similarity_matrix(
-            _to_numpy(embeddings1, "embeddings1"),
-            _to_numpy(embeddings2, "embeddings2"),
-            measure="cosine",
         )
 
     def to_sentence_transformer(self, *, device: str = "cpu") -> Any:
