@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 
+from sts_extras.leaderboard.runner import _slug
 from sts_extras.leaderboard.scoring import LeaderboardResult
+from sts_extras.stats.correlation import assign_segments
 
 __all__ = ["forest_plot", "scatter_plot", "write_figures"]
 
@@ -26,16 +27,6 @@ def _figure(width: float, height: float):
     return figure
 
 
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
-
-
-def _bin_ids(gold: np.ndarray, edges: tuple[float, ...]) -> np.ndarray:
-    # [e_k, e_k+1) with the last bin closed, as the scaled Pearson segments (closed="left").
-    inner = np.asarray(edges[1:-1], dtype=float)
-    return np.searchsorted(inner, gold, side="right")
-
-
 def scatter_plot(result: LeaderboardResult, task: str, path: Path) -> Path:
     """Model score against gold score, one panel per model, points coloured by gold-score bin."""
     unit = next(item for item in result.tasks if item.name == task)
@@ -45,7 +36,7 @@ def scatter_plot(result: LeaderboardResult, task: str, path: Path) -> Path:
     figure = _figure(4.2 * columns, 3.6 * lines)
     axes = figure.subplots(lines, columns, squeeze=False)
     edges = next((row.bin_edges for row in rows if row.bin_edges), ())
-    ids = _bin_ids(unit.gold, edges) if edges else np.zeros(unit.gold.size, dtype=int)
+    ids = assign_segments(unit.gold, edges) if edges else np.zeros(unit.gold.size, dtype=int)
     for axis, row in zip(axes.flat, rows):
         title = row.model + (" — baseline" if row.model == result.baseline else "")
         axis.set_title(title if len(title) <= 48 else title[:45] + "...", fontsize=9)

@@ -34,7 +34,13 @@ from sts_extras._validation import (
     check_positive_int,
 )
 
-__all__ = ["ScaledPearsonResult", "SkippedSegmentWarning", "fisher_mean", "scaled_pearson"]
+__all__ = [
+    "ScaledPearsonResult",
+    "SkippedSegmentWarning",
+    "assign_segments",
+    "fisher_mean",
+    "scaled_pearson",
+]
 
 _STRATEGIES = ("width", "count")
 _CLOSED = ("left", "right")
@@ -163,7 +169,19 @@ def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, clo
     return predictions, references, edges, closed
 
 
-def _segment_ids(references: np.ndarray, edges: np.ndarray, closed: str) -> np.ndarray:
+def assign_segments(references: Any, edges: Any, *, closed: str = "left") -> np.ndarray:
+    """Segment index (0 .. K-1) of each reference score, as :func:`scaled_pearson` assigns it.
+
+    ``closed="left"``: segments ``[e0, e1), ..., [e(K-1), eK]``; ``"right"``:
+    ``[e0, e1], (e1, e2], ..., (e(K-1), eK]``. Scores are assumed to lie within the edges.
+
+    Examples
+    --------
+    >>> assign_segments([0.0, 1.66, 3.0, 5.0], [0, 1.66, 3.33, 5]).tolist()
+    [0, 1, 1, 2]
+    """
+    references = np.asarray(references, dtype=np.float64)
+    edges = np.asarray(edges, dtype=np.float64)
     k = edges.size - 1
     if closed == "left":
         ids = np.searchsorted(edges, references, side="right") - 1
@@ -319,7 +337,7 @@ def scaled_pearson(
         predictions, references, bins, score_range, strategy, closed
     )
     k = edges.size - 1
-    ids = _segment_ids(references, edges, closed)
+    ids = assign_segments(references, edges, closed=closed)
     r, sizes, reasons = _segment_pearson(predictions, references, ids, k)
     if len(reasons) == k:
         listed = "; ".join(f"segment {i}: {why}" for i, why in reasons.items())
