@@ -66,8 +66,9 @@ _VECTOR_SUFFIXES = (".txt", ".vec", ".bin", ".kv", ".gz", ".bz2", ".model", ".np
 
 def cache_root() -> Path:
     """Where sts-extras caches encodings and distilled vectors (``$STS_EXTRAS_CACHE``)."""
-    configured = os.environ.get("STS_EXTRAS_CACHE")
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "sts_extras"
+    from sts_extras.vectors import default_cache_dir
+
+    return default_cache_dir()
 
 
 # --------------------------------------------------------------------------------------------
