@@ -74,18 +74,25 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
     )
     start = time.perf_counter()
     theirs = stats.bootstrap(
-        (gold, system_a, system_b), scipy_statistic, paired=True, vectorized=True,
-        method="BCa", n_resamples=resamples, rng=np.random.default_rng(22),
+        (gold, system_a, system_b),
+        scipy_statistic,
+        paired=True,
+        vectorized=True,
+        method="BCa",
+        n_resamples=resamples,
+        rng=np.random.default_rng(22),
     )
     scipy_time = time.perf_counter() - start
 
     # Monte-Carlo spread of our end points over several seeds.
-    ends = np.array([
-        bootstrap_correlation_difference(
-            system_a, system_b, gold, statistic=statistic, n_resamples=resamples, seed=100 + k
-        ).confidence_interval()
-        for k in range(mc_seeds)
-    ])
+    ends = np.array(
+        [
+            bootstrap_correlation_difference(
+                system_a, system_b, gold, statistic=statistic, n_resamples=resamples, seed=100 + k
+            ).confidence_interval()
+            for k in range(mc_seeds)
+        ]
+    )
     mc_sd = ends.std(axis=0, ddof=1)
     low, high = theirs.confidence_interval
     diff = np.abs(np.array([ours.ci_low - low, ours.ci_high - high]))
@@ -99,13 +106,17 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
     same_diff = max(abs(same.ci_low - low), abs(same.ci_high - high))
 
     print(f"--- {statistic}: n = {n}, {resamples} resamples, BCa 95%")
-    print(f"ours : {ours_time:8.3f} s  interval [{ours.ci_low:.5f}, {ours.ci_high:.5f}]  "
-          f"delta {ours.delta:.5f}  z0 {ours.bias_correction:.4f}  a {ours.acceleration:.5f}")
+    print(
+        f"ours : {ours_time:8.3f} s  interval [{ours.ci_low:.5f}, {ours.ci_high:.5f}]  "
+        f"delta {ours.delta:.5f}  z0 {ours.bias_correction:.4f}  a {ours.acceleration:.5f}"
+    )
     print(f"scipy: {scipy_time:8.3f} s  interval [{low:.5f}, {high:.5f}]")
     print(f"speed-up: {scipy_time / ours_time:.1f}x")
-    print(f"Monte-Carlo sd of end points (ours, {mc_seeds} seeds): "
-          f"[{mc_sd[0]:.5f}, {mc_sd[1]:.5f}]; |ours - scipy| = [{diff[0]:.5f}, {diff[1]:.5f}] "
-          f"-> within 3 sd of a difference: {within}")
+    print(
+        f"Monte-Carlo sd of end points (ours, {mc_seeds} seeds): "
+        f"[{mc_sd[0]:.5f}, {mc_sd[1]:.5f}]; |ours - scipy| = [{diff[0]:.5f}, {diff[1]:.5f}] "
+        f"-> within 3 sd of a difference: {within}"
+    )
     print(f"same-seed max |diff| of end points: {same_diff:.2e}")
 
 

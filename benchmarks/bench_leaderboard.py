@@ -39,8 +39,16 @@ DOC_FILES = ("leaderboard.md", "leaderboard.json", "scatter_DSCS.png")
 
 def _run(label: str, output: Path, env: dict[str, str], extra: list[str]) -> float:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    command = [sys.executable, "-m", "sts_extras.cli", "leaderboard", "--output", str(output),
-               "--no-progress", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "sts_extras.cli",
+        "leaderboard",
+        "--output",
+        str(output),
+        "--no-progress",
+        *extra,
+    ]
     start = time.perf_counter()
     completed = subprocess.run(command, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
@@ -48,8 +56,10 @@ def _run(label: str, output: Path, env: dict[str, str], extra: list[str]) -> flo
         sys.stderr.write(completed.stderr[-4000:])
         raise SystemExit(f"{label} run failed with exit status {completed.returncode}")
     verdict = "OK" if elapsed <= TARGETS[label] else "TOO SLOW"
-    print(f"{label:>7}: {elapsed:7.1f} s   (target <= {TARGETS[label]:.0f} s: {verdict}; "
-          f"load average before: {load:.2f})")
+    print(
+        f"{label:>7}: {elapsed:7.1f} s   (target <= {TARGETS[label]:.0f} s: {verdict}; "
+        f"load average before: {load:.2f})"
+    )
     return elapsed
 
 
@@ -61,10 +71,17 @@ def main() -> None:
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="bench-leaderboard-"))
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               TOKENIZERS_PARALLELISM="false", MPLBACKEND="Agg",
-               STS_EXTRAS_CACHE=str(root / "sts_extras"), MTEB_CACHE=str(root / "mteb"),
-               HF_DATASETS_CACHE=str(root / "datasets"))
+    env = dict(
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+        MPLBACKEND="Agg",
+        STS_EXTRAS_CACHE=str(root / "sts_extras"),
+        MTEB_CACHE=str(root / "mteb"),
+        HF_DATASETS_CACHE=str(root / "datasets"),
+    )
     print(f"caches under {root}; cores: {os.cpu_count()}")
     try:
         _run("fresh", root / "out-fresh", env, args.extra)

@@ -1,4 +1,4 @@
-"""``sts-extras describe``: size, score distribution, sentence lengths and readability of a benchmark.
+"""``sts-extras describe``: size, score distribution, sentence lengths and readability.
 
 The readability analysis follows Chandrasekaran & Mago (2020), Sec. 4.2 and Fig. 4: six US
 grade-level indices (Eq. 4-9 and textstat's aggregate "text standard") computed per unique sentence
@@ -45,7 +45,9 @@ def _readability(sentence: str) -> dict[str, float]:
     scores = {}
     for key, (_, function_name) in READABILITY_INDICES.items():
         function = getattr(textstat, function_name)
-        value = function(sentence, float_output=True) if key == "text_standard" else function(sentence)
+        value = (
+            function(sentence, float_output=True) if key == "text_standard" else function(sentence)
+        )
         scores[key] = float(value)
     return scores
 
@@ -83,7 +85,8 @@ def describe_dataset(name: str, config_name: str | None = None) -> dict[str, Any
     counts, _ = np.histogram(scores, bins=edges)  # last bin closed: [4.5, 5.0]
     readability = [_readability(sentence) for sentence in sentences]
     readability_means = {
-        key: float(np.mean([scores_[key] for scores_ in readability])) for key in READABILITY_INDICES
+        key: float(np.mean([scores_[key] for scores_ in readability]))
+        for key in READABILITY_INDICES
     }
     readability_means["share_text_standard_below_10"] = float(
         np.mean([scores_["text_standard"] < 10 for scores_ in readability])
@@ -139,7 +142,8 @@ def format_description(description: dict[str, Any], *, bar_width: int = 40) -> s
     for key, (label, _) in READABILITY_INDICES.items():
         lines.append(f"  {label:<28} {readability[key]:6.2f}")
     lines.append(
-        f"  {'share with text standard < 10':<28} {100 * readability['share_text_standard_below_10']:5.1f}%"
+        f"  {'share with text standard < 10':<28} "
+        f"{100 * readability['share_text_standard_below_10']:5.1f}%"
     )
     return "\n".join(lines)
 

@@ -1,7 +1,7 @@
 """DSCS and STSS-131 as MTEB STS tasks, loaded offline from the data shipped with sts-extras.
 
-A task is data (as in MTEB's own ``mteb/tasks/sts/eng/*.py``): a :class:`~mteb.TaskMetadata` plus the
-score range. Every field is derived from the one :class:`sts_extras.datasets.DatasetSpec` of the
+A task is data (as in MTEB's own ``mteb/tasks/sts/eng/*.py``): a :class:`~mteb.TaskMetadata` plus
+the score range. Every field is derived from the one :class:`sts_extras.datasets.DatasetSpec` of the
 benchmark, so the dataset card, the ``datasets`` builder and the task cannot drift apart. The one
 behaviour we change is :meth:`load_data`: the pairs come from the package through
 :func:`sts_extras.datasets.load_dataset`, never from the Hub.
@@ -47,14 +47,18 @@ def _revision(spec: DatasetSpec) -> str:
     return hashlib.sha256(data).hexdigest()[:40]
 
 
-def _metadata(spec: DatasetSpec, *, name: str, date: tuple[str, str], domains: list[str],
-              sample_creation: str) -> TaskMetadata:
+def _metadata(
+    spec: DatasetSpec, *, name: str, date: tuple[str, str], domains: list[str], sample_creation: str
+) -> TaskMetadata:
     return TaskMetadata(
         name=name,
         # The Hub-ready folder of this repository (`datasets.load_dataset` accepts it from a
         # checkout); the task itself reads the package copy in `load_data`.
-        dataset={"path": f"dataset_scripts/{spec.name}", "revision": _revision(spec),
-                 "name": spec.configs[0].name},
+        dataset={
+            "path": f"dataset_scripts/{spec.name}",
+            "revision": _revision(spec),
+            "name": spec.configs[0].name,
+        },
         description=f"{spec.description} License: {spec.license_note}",
         reference=spec.homepage,
         type="STS",
@@ -104,7 +108,7 @@ class DSCS(_PackagedSTSTask):
         # The paper does not date the annotation; the range ends at its arXiv submission.
         date=("2020-01-01", "2020-10-24"),
         domains=["Academic", "Encyclopaedic", "Written"],
-        # Definitions found in Wikipedia, Simple Wikipedia and Merriam-Webster, paired by the authors.
+        # Definitions from Wikipedia, Simple Wikipedia and Merriam-Webster, paired by the authors.
         sample_creation="found",
     )
     min_score = _DSCS_SPEC.score_range[0]
@@ -152,7 +156,8 @@ def register() -> None:
             continue
         if known is not None:
             raise ValueError(
-                f"MTEB already defines a task named {name!r} ({known.__module__}.{known.__name__}); "
+                f"MTEB already defines a task named {name!r} "
+                f"({known.__module__}.{known.__name__}); "
                 "sts-extras cannot register its own under the same name."
             )
         registry._TASKS_REGISTRY[name] = cls

@@ -1080,7 +1080,7 @@ class WordVectors:
 
         try:
             kv = api.load(model_name)
-        except Exception as error:  # noqa: BLE001 -- network/catalog errors of many kinds
+        except Exception as error:
             raise OSError(
                 f"{model_name!r} is not an existing file or directory, so it was treated as a "
                 f"gensim-downloader name; loading it failed (this needs the network): {error}"

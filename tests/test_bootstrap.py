@@ -39,8 +39,14 @@ def _scipy_interval(h, a, b, statistic, seed, n_resamples, method="BCa", level=0
         return corr(h, a, axis) - corr(h, b, axis)
 
     res = stats.bootstrap(
-        (h, a, b), delta, paired=True, vectorized=True, method=method,
-        n_resamples=n_resamples, confidence_level=level, rng=np.random.default_rng(seed),
+        (h, a, b),
+        delta,
+        paired=True,
+        vectorized=True,
+        method=method,
+        n_resamples=n_resamples,
+        confidence_level=level,
+        rng=np.random.default_rng(seed),
     )
     return res.confidence_interval
 
@@ -67,8 +73,14 @@ def test_same_seed_same_interval_as_scipy(statistic, seed, n, ties):
     gold, a, b = _data(seed, n, ties)
     for method, level in (("BCa", 0.95), ("percentile", 0.9)):
         ours = bootstrap_correlation_difference(
-            a, b, gold, statistic=statistic, n_resamples=2000, seed=seed + 10,
-            method=method, confidence_level=level,
+            a,
+            b,
+            gold,
+            statistic=statistic,
+            n_resamples=2000,
+            seed=seed + 10,
+            method=method,
+            confidence_level=level,
         )
         low, high = _scipy_interval(gold, a, b, statistic, seed + 10, 2000, method, level)
         assert_allclose([ours.ci_low, ours.ci_high], [low, high], rtol=1e-9, atol=1e-12)
@@ -82,7 +94,9 @@ def test_interval_within_monte_carlo_error_of_scipy(statistic):
     independent runs has sd <= 0.003; 0.01 is more than 3 of those.
     """
     gold, a, b = _data(5, 200, ties=True)
-    ours = bootstrap_correlation_difference(a, b, gold, statistic=statistic, n_resamples=10000, seed=1)
+    ours = bootstrap_correlation_difference(
+        a, b, gold, statistic=statistic, n_resamples=10000, seed=1
+    )
     low, high = _scipy_interval(gold, a, b, statistic, 2, 10000)
     assert_allclose([ours.ci_low, ours.ci_high], [low, high], rtol=0, atol=0.01)
 
@@ -93,7 +107,11 @@ def test_interval_within_monte_carlo_error_of_scipy(statistic):
 @pytest.mark.parametrize("statistic", ["pearson", "spearman"])
 def test_resampling_by_counts_equals_materialised_resamples(statistic):
     gold, a, b = _data(7, 40, ties=True)
-    engine_class = bootstrap_module._PearsonDelta if statistic == "pearson" else bootstrap_module._SpearmanDelta
+    engine_class = (
+        bootstrap_module._PearsonDelta
+        if statistic == "pearson"
+        else bootstrap_module._SpearmanDelta
+    )
     engine = engine_class(gold, a, b)
     counts = bootstrap_module._draw_counts(np.random.default_rng(3), 60, gold.size)
     r_ha, r_hb = engine.correlations(counts)
@@ -108,7 +126,11 @@ def test_resampling_by_counts_equals_materialised_resamples(statistic):
 @pytest.mark.parametrize("ties", [True, False])
 def test_fast_jackknife_equals_leave_one_out_loop(statistic, ties):
     gold, a, b = _data(11, 35, ties=ties)
-    engine_class = bootstrap_module._PearsonDelta if statistic == "pearson" else bootstrap_module._SpearmanDelta
+    engine_class = (
+        bootstrap_module._PearsonDelta
+        if statistic == "pearson"
+        else bootstrap_module._SpearmanDelta
+    )
     fast = engine_class(gold, a, b).jackknife()
     corr = stats.pearsonr if statistic == "pearson" else stats.spearmanr
     naive = []
@@ -118,7 +140,9 @@ def test_fast_jackknife_equals_leave_one_out_loop(statistic, ties):
     assert_allclose(fast, naive, rtol=1e-10, atol=1e-13)
 
     # ... and the reported acceleration is Efron's from those jackknife values.
-    res = bootstrap_correlation_difference(a, b, gold, statistic=statistic, n_resamples=1000, seed=0)
+    res = bootstrap_correlation_difference(
+        a, b, gold, statistic=statistic, n_resamples=1000, seed=0
+    )
     u = np.mean(naive) - np.asarray(naive)
     assert_allclose(res.acceleration, np.sum(u**3) / (6 * np.sum(u**2) ** 1.5), rtol=1e-8)
 
@@ -139,8 +163,12 @@ def test_chunk_size_does_not_change_the_result(monkeypatch):
     }
     monkeypatch.setattr(bootstrap_module, "_CHUNK_ELEMENTS", 90 * 7 + 3)  # 7 resamples per chunk
     for statistic, expected in reference.items():
-        res = bootstrap_correlation_difference(a, b, gold, statistic=statistic, n_resamples=1500, seed=4)
-        assert_allclose(res.bootstrap_distribution, expected.bootstrap_distribution, rtol=1e-12, atol=1e-14)
+        res = bootstrap_correlation_difference(
+            a, b, gold, statistic=statistic, n_resamples=1500, seed=4
+        )
+        assert_allclose(
+            res.bootstrap_distribution, expected.bootstrap_distribution, rtol=1e-12, atol=1e-14
+        )
         assert_allclose(res.confidence_interval(), expected.confidence_interval(), rtol=1e-12)
 
 
@@ -151,7 +179,9 @@ def test_result_fields_and_observed_correlations():
     gold, a, b = _data(8, 80)
     res = bootstrap_correlation_difference(a, b, gold, n_resamples=2000, seed=0)
     assert isinstance(res, BootstrapDifferenceResult)
-    assert_allclose([res.r1, res.r2], [stats.pearsonr(gold, a)[0], stats.pearsonr(gold, b)[0]], rtol=1e-12)
+    assert_allclose(
+        [res.r1, res.r2], [stats.pearsonr(gold, a)[0], stats.pearsonr(gold, b)[0]], rtol=1e-12
+    )
     assert_allclose(res.delta, res.r1 - res.r2, rtol=1e-12)
     assert res.ci_low < res.delta < res.ci_high
     assert (res.n, res.n_resamples, res.statistic, res.method) == (80, 2000, "pearson", "BCa")
@@ -159,8 +189,13 @@ def test_result_fields_and_observed_correlations():
     for value in (res.delta, res.ci_low, res.ci_high, res.bias_correction, res.acceleration):
         assert type(value) is float
     assert type(res.significant) is bool
-    assert res.bootstrap_distribution.shape == (2000,) and not res.bootstrap_distribution.flags.writeable
-    spearman = bootstrap_correlation_difference(a, b, gold, statistic="spearman", n_resamples=2000, seed=0)
+    assert (
+        res.bootstrap_distribution.shape == (2000,)
+        and not res.bootstrap_distribution.flags.writeable
+    )
+    spearman = bootstrap_correlation_difference(
+        a, b, gold, statistic="spearman", n_resamples=2000, seed=0
+    )
     assert_allclose(spearman.r1, stats.spearmanr(gold, a)[0], rtol=1e-12)
 
 
@@ -182,8 +217,12 @@ def test_same_seed_same_interval_and_generator_seed():
 @pytest.mark.parametrize("method", ["BCa", "percentile"])
 def test_swapping_the_systems_mirrors_the_interval(statistic, method):
     gold, a, b = _data(10, 70)
-    ab = bootstrap_correlation_difference(a, b, gold, statistic=statistic, method=method, n_resamples=2000, seed=3)
-    ba = bootstrap_correlation_difference(b, a, gold, statistic=statistic, method=method, n_resamples=2000, seed=3)
+    ab = bootstrap_correlation_difference(
+        a, b, gold, statistic=statistic, method=method, n_resamples=2000, seed=3
+    )
+    ba = bootstrap_correlation_difference(
+        b, a, gold, statistic=statistic, method=method, n_resamples=2000, seed=3
+    )
     assert_allclose([ba.ci_low, ba.ci_high], [-ab.ci_high, -ab.ci_low], rtol=1e-10)
     assert ba.significant == ab.significant
 
@@ -201,18 +240,30 @@ def test_clear_winner_is_significant_and_identical_systems_are_not():
 
 def test_percentile_interval_is_plain_quantiles():
     gold, a, b = _data(13, 60)
-    res = bootstrap_correlation_difference(a, b, gold, n_resamples=2000, method="percentile",
-                                           confidence_level=0.9, seed=2)
-    assert_allclose([res.ci_low, res.ci_high], np.quantile(res.bootstrap_distribution, [0.05, 0.95]), rtol=1e-12)
+    res = bootstrap_correlation_difference(
+        a, b, gold, n_resamples=2000, method="percentile", confidence_level=0.9, seed=2
+    )
+    assert_allclose(
+        [res.ci_low, res.ci_high], np.quantile(res.bootstrap_distribution, [0.05, 0.95]), rtol=1e-12
+    )
     assert res.acceleration is None
-    assert bootstrap_correlation_difference(a, b, gold, n_resamples=1000, method="bca", seed=2).method == "BCa"
+    assert (
+        bootstrap_correlation_difference(a, b, gold, n_resamples=1000, method="bca", seed=2).method
+        == "BCa"
+    )
 
 
 def test_degenerate_resamples_are_dropped_with_a_warning():
     # n = 4: about 1/64 of the resamples draw a single item (every variable constant).
-    gold, a, b = np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.5, 0.7, 2.5, 2.0]), np.array([1.0, 0.0, 3.0, 2.0])
+    gold, a, b = (
+        np.array([0.0, 1.0, 2.0, 3.0]),
+        np.array([0.5, 0.7, 2.5, 2.0]),
+        np.array([1.0, 0.0, 3.0, 2.0]),
+    )
     with pytest.warns(RuntimeWarning, match="constant variable"):
-        res = bootstrap_correlation_difference(a, b, gold, n_resamples=4000, method="percentile", seed=5)
+        res = bootstrap_correlation_difference(
+            a, b, gold, n_resamples=4000, method="percentile", seed=5
+        )
     indices = np.random.default_rng(5).integers(0, 4, size=(4000, 4))
     constant = (indices == indices[:, :1]).all(axis=1)
     assert res.n_resamples == 4000 - int(constant.sum()) and constant.sum() > 20

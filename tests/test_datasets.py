@@ -39,7 +39,8 @@ def test_dscs_rows_are_transcribed_as_printed():
     # Pair 41 prints "(cloud storage)" where pair 40 does not: kept as printed.
     assert "data storage (cloud storage) and" in rows[41]["sentence1"]
     assert rows[50]["sentence2"] == (
-        "A statistical observation that is markedly different in value from the others of the sample"
+        "A statistical observation that is markedly different in value from the others "
+        "of the sample"
     )
     assert rows[50]["score"] == 4.13
 
@@ -62,8 +63,16 @@ def test_stss131_all_config_flags_exactly_the_two_calibration_pairs():
 
 @pytest.mark.parametrize(
     ("pair", "score", "sd"),
-    [(85, 1.71, 1.03), (115, 0.88, 0.75), (121, 2.83, 0.90), (122, 0.12, 0.28),
-     (123, 3.83, 0.34), (124, 0.74, 0.76), (126, 0.11, 0.31), (130, 0.16, 0.34)],
+    [
+        (85, 1.71, 1.03),
+        (115, 0.88, 0.75),
+        (121, 2.83, 0.90),
+        (122, 0.12, 0.28),
+        (123, 3.83, 0.34),
+        (124, 0.74, 0.76),
+        (126, 0.11, 0.31),
+        (130, 0.16, 0.34),
+    ],
 )
 def test_stss131_errata_of_the_born_digital_report_are_applied(pair, score, sd):
     row = {row["id"]: row for row in read_rows("stss131")}[pair]
@@ -72,7 +81,10 @@ def test_stss131_errata_of_the_born_digital_report_are_applied(pair, score, sd):
 
 def test_stss131_text_errata_are_applied():
     rows = {row["id"]: row for row in read_rows("stss131")}
-    assert rows[116]["sentence2"] == "Make that wet hound get off my white couch \u2013 I only just bought it."
+    assert (
+        rows[116]["sentence2"]
+        == "Make that wet hound get off my white couch \u2013 I only just bought it."
+    )
     assert rows[130]["sentence1"] == "I bought a new guitar today, do you like it?"
     assert rows[130]["sentence2"] == "The weapon choice reflects the personality of the carrier."
     assert rows[131]["sentence1"] == "I am so hungry I could eat a whole horse plus dessert."
@@ -102,8 +114,12 @@ def test_load_dataset_returns_typed_test_split(cache_dir):
     dscs = load_dataset("dscs", cache_dir=cache_dir)
     assert list(dscs) == ["test"]
     assert dscs["test"].features == datasets.Features(
-        {"id": datasets.Value("int32"), "sentence1": datasets.Value("string"),
-         "sentence2": datasets.Value("string"), "score": datasets.Value("float64")}
+        {
+            "id": datasets.Value("int32"),
+            "sentence1": datasets.Value("string"),
+            "sentence2": datasets.Value("string"),
+            "score": datasets.Value("float64"),
+        }
     )
     stss_all = load_dataset("stss131", "all", cache_dir=cache_dir)["test"]
     assert stss_all.features["calibration"] == datasets.Value("bool")
@@ -123,9 +139,11 @@ def test_top_level_load_dataset_accepts_the_papers_spelling(cache_dir):
 
 @pytest.mark.parametrize(
     ("name", "config", "message"),
-    [("sick", None, "valid names: 'dscs', 'stss131'"),
-     ("stss131", "usable", "valid configs: 'default', 'all'"),
-     ("dscs", "all", "valid configs: 'default'")],
+    [
+        ("sick", None, "valid names: 'dscs', 'stss131'"),
+        ("stss131", "usable", "valid configs: 'default', 'all'"),
+        ("dscs", "all", "valid configs: 'default'"),
+    ],
 )
 def test_unknown_dataset_or_config_lists_the_valid_names(name, config, message):
     with pytest.raises(ValueError, match=message):
@@ -138,9 +156,16 @@ def test_load_dataset_works_offline_from_any_working_directory(tmp_path):
         "print(json.dumps([d['test'].num_rows, sts_extras.__file__]))"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
-        env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PATH": "/usr/bin:/bin",
-             "HOME": str(tmp_path)},
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={
+            "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+        },
         check=False,
     )
     assert result.returncode == 0, result.stderr
@@ -158,12 +183,15 @@ def test_hub_folder_is_exactly_what_the_package_table_generates(name):
     generated = hub_folder_files(name)
     on_disk = {
         path.relative_to(folder).as_posix(): path.read_text(encoding="utf-8")
-        for path in folder.rglob("*") if path.is_file()
+        for path in folder.rglob("*")
+        if path.is_file()
     }
     assert on_disk == generated, "run `python -m sts_extras.datasets dataset_scripts` to regenerate"
 
 
-@pytest.mark.parametrize(("name", "config"), [("dscs", None), ("stss131", None), ("stss131", "all")])
+@pytest.mark.parametrize(
+    ("name", "config"), [("dscs", None), ("stss131", None), ("stss131", "all")]
+)
 def test_plain_datasets_loads_the_hub_folder_like_the_builder(name, config, cache_dir):
     folder = str(REPO / "dataset_scripts" / name)
     args = (folder,) if config is None else (folder, config)

@@ -92,7 +92,8 @@ def test_depcor_vector(method):
 
 
 def test_steiger1980_case_a():
-    # Steiger (1980), Case A, p. 249, as computed by cocor (the paper's rounded covariance gives -.8913).
+    # Steiger (1980), Case A, p. 249, as computed by cocor (the paper's rounded covariance
+    # gives -.8913).
     res = dependent_correlation_test(r_jk=0.4, r_jh=0.5, r_kh=0.1, n=103, method="steiger1980")
     assert_allclose(res.statistic, **printed(-0.8887185, 7))
 
@@ -143,7 +144,9 @@ def test_textbook_vectors(method, args, expected, decimals):
 
 def test_meng1992_paper_example():
     # Meng, Rosenthal & Rubin (1992), p. 173: one-sided test.
-    res = dependent_correlation_test(0.63, -0.03, -0.19, 15, method="meng1992", alternative="greater")
+    res = dependent_correlation_test(
+        0.63, -0.03, -0.19, 15, method="meng1992", alternative="greater"
+    )
     assert_allclose(res.statistic, **printed(1.68, 2))
     assert_allclose(res.pvalue, **printed(0.047, 3))
 
@@ -170,7 +173,9 @@ def test_swapping_the_systems_negates_the_statistic(method):
     ba = dependent_correlation_test(0.52, 0.636, 0.693, 64, method=method)
     assert_allclose(ba.statistic, -ab.statistic, rtol=1e-12)
     assert_allclose(ba.pvalue, ab.pvalue, rtol=1e-12)  # two-sided
-    greater = dependent_correlation_test(0.636, 0.52, 0.693, 64, method=method, alternative="greater")
+    greater = dependent_correlation_test(
+        0.636, 0.52, 0.693, 64, method=method, alternative="greater"
+    )
     less = dependent_correlation_test(0.52, 0.636, 0.693, 64, method=method, alternative="less")
     assert_allclose(greater.pvalue, less.pvalue, rtol=1e-12)
     lo, hi = ab.confidence_interval()
@@ -194,7 +199,12 @@ def test_null_rejection_rate_is_nominal():
     sd = np.sqrt(np.einsum("rii->ri", cov))
     corr = cov / sd[:, :, None] / sd[:, None, :]
     for method in DEPENDENT_METHODS:
-        p = np.array([dependent_correlation_test(c[0, 1], c[0, 2], c[1, 2], n, method=method).pvalue for c in corr])
+        p = np.array(
+            [
+                dependent_correlation_test(c[0, 1], c[0, 2], c[1, 2], n, method=method).pvalue
+                for c in corr
+            ]
+        )
         rate = float(np.mean(p < 0.05))
         assert 0.03 <= rate <= 0.07, (method, rate)  # binomial sd 0.005
 
@@ -219,7 +229,12 @@ def test_compare_from_scores_matches_the_r_test(correlation):
         assert isinstance(res, DependentCorrelationResult)
         assert_allclose([res.r1, res.r2, res.r12], [r1, r2, r12], rtol=1e-12)
         assert_allclose([res.statistic, res.pvalue], [ref.statistic, ref.pvalue], rtol=1e-10)
-        assert (res.n, res.method, res.alternative, res.correlation) == (60, method, "two-sided", correlation)
+        assert (res.n, res.method, res.alternative, res.correlation) == (
+            60,
+            method,
+            "two-sided",
+            correlation,
+        )
         assert res.statistic > 0  # system 1 is the less noisy one
 
 
@@ -283,8 +298,14 @@ HUMANS = [0.82, 0.86, 0.79, 0.88, 0.84, 0.80, 0.85, 0.83]
 @pytest.mark.parametrize("transform", ["fisher", "none"])
 def test_group_test_is_a_one_sample_t_test(transform):
     g = np.arctanh if transform == "fisher" else (lambda x: np.asarray(x, dtype=float))
-    for alternative, ref_alt in (("two-sided", "two-sided"), ("greater", "less"), ("less", "greater")):
-        res = correlation_vs_group_test(0.636, HUMANS, 64, transform=transform, alternative=alternative)
+    for alternative, ref_alt in (
+        ("two-sided", "two-sided"),
+        ("greater", "less"),
+        ("less", "greater"),
+    ):
+        res = correlation_vs_group_test(
+            0.636, HUMANS, 64, transform=transform, alternative=alternative
+        )
         # scipy tests mean(group) - r; ours is r - mean(group), so the sides swap.
         ref = stats.ttest_1samp(g(HUMANS), g(0.636), alternative=ref_alt)
         assert_allclose(res.statistic, -ref.statistic, rtol=1e-12)
@@ -329,7 +350,9 @@ def _holm_naive(p):
 
 def test_holm_known_values():
     # R: p.adjust(c(0.01, 0.02, 0.03, 0.04, 0.05), "holm") -> 0.05 0.08 0.09 0.09 0.09
-    assert_allclose(holm_adjust([0.01, 0.02, 0.03, 0.04, 0.05]), [0.05, 0.08, 0.09, 0.09, 0.09], rtol=1e-12)
+    assert_allclose(
+        holm_adjust([0.01, 0.02, 0.03, 0.04, 0.05]), [0.05, 0.08, 0.09, 0.09, 0.09], rtol=1e-12
+    )
     assert_allclose(holm_adjust([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02], rtol=1e-12)
     assert_allclose(holm_adjust([0.5, 0.6]), [1.0, 1.0])  # capped
     assert holm_adjust([0.2]).tolist() == [0.2]

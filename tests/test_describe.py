@@ -55,7 +55,9 @@ def test_cli_json_report_is_machine_readable(capsys):
 def test_cli_unknown_dataset_exits_nonzero_with_the_valid_names_and_no_traceback():
     result = subprocess.run(
         [sys.executable, "-m", "sts_extras.cli", "describe", "sick"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 2
     assert "Unknown dataset 'sick'; valid names: 'dscs', 'stss131'." in result.stderr

@@ -77,8 +77,7 @@ def tiny_model_dir(tmp_path_factory):
 
     tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
     torch.manual_seed(0)
-    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)],
-                                device="cpu")
+    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
     path = tmp_path_factory.mktemp("models") / "tiny-static"
     model.save(str(path))
     return path
@@ -89,8 +88,17 @@ def board(env, vectors_file, tiny_model_dir, tmp_path_factory):
     """One CLI run: the tiny transformer + the three static models over the tiny vectors."""
     output = tmp_path_factory.mktemp("board") / "out"
     code, stdout, stderr = _cli(
-        "--model", str(tiny_model_dir), "--vectors", str(vectors_file), "--output", str(output),
-        "--seed", str(SEED), "--n-resamples", str(N_RESAMPLES), "--no-progress",
+        "--model",
+        str(tiny_model_dir),
+        "--vectors",
+        str(vectors_file),
+        "--output",
+        str(output),
+        "--seed",
+        str(SEED),
+        "--n-resamples",
+        str(N_RESAMPLES),
+        "--no-progress",
     )
     assert code == 0, stderr
     data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
@@ -105,8 +113,14 @@ def _gold(task: str) -> np.ndarray:
 
 def test_run_writes_every_report_and_prints_the_table(board):
     output = board["output"]
-    for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "scatter_DSCS.png",
-                 "scatter_STSS131.png", "forest.png"):
+    for name in (
+        "leaderboard.md",
+        "leaderboard.csv",
+        "leaderboard.json",
+        "scatter_DSCS.png",
+        "scatter_STSS131.png",
+        "forest.png",
+    ):
         assert (output / name).stat().st_size > 0, name
     for task in TASKS:  # MTEB's own result files, one per model and task
         assert len(list((output / "mteb_results" / "results").glob(f"*/*/{task}.json"))) == 4
@@ -116,8 +130,12 @@ def test_run_writes_every_report_and_prints_the_table(board):
     assert "## STSS131 — 64 pairs, gold 0–4" in markdown
     assert "## Legend" in markdown
     models = [model["name"] for model in board["json"]["models"]]
-    assert models == ["tiny-static", "avg-cos (tiny)", "MaxPool-Jaccard (tiny)",
-                      "DynaMax-Jaccard (tiny)"]
+    assert models == [
+        "tiny-static",
+        "avg-cos (tiny)",
+        "MaxPool-Jaccard (tiny)",
+        "DynaMax-Jaccard (tiny)",
+    ]
     assert board["json"]["settings"]["baseline"] == "avg-cos (tiny)"
     assert len(board["csv"]) == 8 and not any(row["error"] for row in board["csv"])
 
@@ -126,7 +144,7 @@ def test_table_numbers_equal_the_library_functions_on_the_same_scores(board):
     data, markdown = board["json"], (board["output"] / "leaderboard.md").read_text("utf-8")
     csv_rows = {(row["task"], row["model"]): row for row in board["csv"]}
     baseline = data["settings"]["baseline"]
-    for task, (dataset, score_range) in TASKS.items():
+    for task, (_dataset, score_range) in TASKS.items():
         gold = _gold(task)
         stored_gold = next(item["gold"] for item in data["tasks"] if item["name"] == task)
         assert_allclose(stored_gold, gold, rtol=0)
@@ -136,8 +154,9 @@ def test_table_numbers_equal_the_library_functions_on_the_same_scores(board):
         for model, result in results.items():
             x = scores[model]
             row = csv_rows[(task, model)]
-            expected_scaled = scaled_pearson(x, gold, bins=3, score_range=score_range,
-                                             strategy="width")
+            expected_scaled = scaled_pearson(
+                x, gold, bins=3, score_range=score_range, strategy="width"
+            )
             expected_weighted = weighted_rank_correlation(x, gold, n0=2)
             expected = {
                 "pearson": pearsonr(x, gold).statistic,
@@ -151,31 +170,51 @@ def test_table_numbers_equal_the_library_functions_on_the_same_scores(board):
                 assert_allclose(result[key], value, rtol=1e-12)
             assert result["bin_r"] == pytest.approx(list(expected_scaled.segment_r), rel=1e-12)
             assert result["bin_sizes"] == list(expected_scaled.segment_sizes)
-            assert_allclose(result["bin_edges"], [0, score_range[1] / 3, 2 * score_range[1] / 3,
-                                                  score_range[1]], rtol=1e-12)
+            assert_allclose(
+                result["bin_edges"],
+                [0, score_range[1] / 3, 2 * score_range[1] / 3, score_range[1]],
+                rtol=1e-12,
+            )
             pearsons[model] = expected["pearson"]
             # The Markdown shows the same numbers to 3 decimals.
-            assert f"| {expected['pearson']:.3f} | {expected['spearman']:.3f} | " \
-                   f"{expected['scaled_pearson']:.3f} |" in markdown
+            assert (
+                f"| {expected['pearson']:.3f} | {expected['spearman']:.3f} | "
+                f"{expected['scaled_pearson']:.3f} |" in markdown
+            )
         # Ranks follow Pearson r.
         order = sorted(pearsons, key=pearsons.get, reverse=True)
-        assert [csv_rows[(task, model)]["rank"] for model in order] == \
-            [str(rank) for rank in range(1, len(order) + 1)]
+        assert [csv_rows[(task, model)]["rank"] for model in order] == [
+            str(rank) for rank in range(1, len(order) + 1)
+        ]
         # Comparisons with the baseline: BCa interval (same seed), Meng z, Holm across the task.
         others = [model for model in results if model != baseline]
         pvalues = []
         for model in others:
             boot = bootstrap_correlation_difference(
-                scores[model], scores[baseline], gold, statistic="pearson",
-                n_resamples=N_RESAMPLES, confidence_level=0.95, method="BCa", seed=SEED)
-            test = compare_dependent_correlations(scores[model], scores[baseline], gold,
-                                                  method="meng1992", correlation="pearson")
+                scores[model],
+                scores[baseline],
+                gold,
+                statistic="pearson",
+                n_resamples=N_RESAMPLES,
+                confidence_level=0.95,
+                method="BCa",
+                seed=SEED,
+            )
+            test = compare_dependent_correlations(
+                scores[model], scores[baseline], gold, method="meng1992", correlation="pearson"
+            )
             row = csv_rows[(task, model)]
-            assert_allclose([float(row["delta_r"]), float(row["ci_low"]), float(row["ci_high"])],
-                            [boot.delta, boot.ci_low, boot.ci_high], rtol=1e-12)
+            assert_allclose(
+                [float(row["delta_r"]), float(row["ci_low"]), float(row["ci_high"])],
+                [boot.delta, boot.ci_low, boot.ci_high],
+                rtol=1e-12,
+            )
             assert row["bca_significant"] == str(boot.significant)
-            assert_allclose([float(row["z_meng1992"]), float(row["p"])],
-                            [test.statistic, test.pvalue], rtol=1e-12)
+            assert_allclose(
+                [float(row["z_meng1992"]), float(row["p"])],
+                [test.statistic, test.pvalue],
+                rtol=1e-12,
+            )
             pvalues.append(test.pvalue)
             assert f"{boot.delta:+.3f} [{boot.ci_low:+.3f}, {boot.ci_high:+.3f}]" in markdown
         adjusted = holm_adjust(pvalues)
@@ -189,15 +228,24 @@ def test_table_numbers_equal_the_library_functions_on_the_same_scores(board):
 def test_scores_are_the_ones_mteb_used(board):
     output, data = board["output"], board["json"]
     for model in data["models"]:
-        folder = output / "mteb_results" / "results" / model["mteb_name"].replace("/", "__") / \
-            model["mteb_revision"]
+        folder = (
+            output
+            / "mteb_results"
+            / "results"
+            / model["mteb_name"].replace("/", "__")
+            / model["mteb_revision"]
+        )
         slug = re.sub(r"[^A-Za-z0-9._+-]+", "_", model["name"]).strip("_")
         for task in TASKS:
-            result = next(r for r in data["results"]
-                          if r["task"] == task and r["model"] == model["name"])
+            result = next(
+                r for r in data["results"] if r["task"] == task and r["model"] == model["name"]
+            )
             scores = np.asarray(result["scores"])
-            predictions = json.loads((output / "predictions" / slug / f"{task}_predictions.json")
-                                     .read_text(encoding="utf-8"))
+            predictions = json.loads(
+                (output / "predictions" / slug / f"{task}_predictions.json").read_text(
+                    encoding="utf-8"
+                )
+            )
             assert_allclose(scores, predictions["default"]["test"]["similarity_scores"], rtol=0)
             mteb_file = json.loads((folder / f"{task}.json").read_text(encoding="utf-8"))
             mteb_pearson = mteb_file["scores"]["test"][0]["pearson"]  # MTEB keeps 6 decimals
@@ -211,14 +259,20 @@ def test_static_models_are_the_library_encoders(board, vectors_file):
     from sts_extras.vectors import WordVectors
 
     vectors = WordVectors.load(str(vectors_file))
-    models = {"avg-cos": MeanPooled(vectors), "MaxPool-Jaccard": MaxPool(vectors, measure="jaccard"),
-              "DynaMax-Jaccard": DynaMax(vectors, measure="jaccard")}
+    models = {
+        "avg-cos": MeanPooled(vectors),
+        "MaxPool-Jaccard": MaxPool(vectors, measure="jaccard"),
+        "DynaMax-Jaccard": DynaMax(vectors, measure="jaccard"),
+    }
     for task, (dataset, _) in TASKS.items():
         rows = read_rows(dataset)
         s1, s2 = [row["sentence1"] for row in rows], [row["sentence2"] for row in rows]
         for method, model in models.items():
-            stored = next(r["scores"] for r in board["json"]["results"]
-                          if r["task"] == task and r["model"] == f"{method} (tiny)")
+            stored = next(
+                r["scores"]
+                for r in board["json"]["results"]
+                if r["task"] == task and r["model"] == f"{method} (tiny)"
+            )
             assert_allclose(stored, model.score(s1, s2), rtol=1e-6, atol=1e-9)
 
 
@@ -255,8 +309,9 @@ def test_bad_names_fail_before_any_work(argv, message, tmp_path, env):
 def test_unparsable_vectors_fail_before_any_work(tmp_path, env):
     bad = tmp_path / "broken.txt"
     bad.write_text("3 4\nword 0.1 0.2 not-a-number 0.4\n", encoding="utf-8")
-    code, _, stderr = _cli("--vectors", str(bad), "--output", str(tmp_path / "out"),
-                           "--no-progress")
+    code, _, stderr = _cli(
+        "--vectors", str(bad), "--output", str(tmp_path / "out"), "--no-progress"
+    )
     assert code == 2
     assert "--vectors" in stderr and "broken.txt" in stderr and "could not be read" in stderr
     assert not (tmp_path / "out" / "mteb_results").exists()
@@ -272,8 +327,15 @@ def test_unwritable_output_fails_before_any_work(tmp_path, env):
 
 
 def test_unknown_baseline_lists_the_models(tmp_path, env, tiny_model_dir):
-    code, _, stderr = _cli("--model", str(tiny_model_dir), "--baseline", "tiny-statik",
-                           "--output", str(tmp_path / "out"), "--no-progress")
+    code, _, stderr = _cli(
+        "--model",
+        str(tiny_model_dir),
+        "--baseline",
+        "tiny-statik",
+        "--output",
+        str(tmp_path / "out"),
+        "--no-progress",
+    )
     assert code == 2
     assert "--baseline 'tiny-statik' is not one of the models" in stderr
     assert "Close matches: tiny-static" in stderr
@@ -294,9 +356,15 @@ def test_a_model_failing_on_one_task_keeps_the_others(tmp_path, env, tiny_model_
 
     flaky = FailsOnSTSS131(SentenceTransformer(str(tiny_model_dir), device="cpu"))
     flaky.mteb_model_meta = flaky.mteb_model_meta.model_copy(
-        update={"name": "test/flaky", "revision": "1"})
-    result = run_leaderboard(models=["all-MiniLM-L6-v2", flaky], output=tmp_path / "out",
-                             n_resamples=1000, figures=False, progress=False)
+        update={"name": "test/flaky", "revision": "1"}
+    )
+    result = run_leaderboard(
+        models=["all-MiniLM-L6-v2", flaky],
+        output=tmp_path / "out",
+        n_resamples=1000,
+        figures=False,
+        progress=False,
+    )
     rows = {(row.task, row.model): row for row in result.stats}
     assert rows[("DSCS", "flaky")].ok and rows[("DSCS", "all-MiniLM-L6-v2")].ok
     assert not rows[("STSS131", "flaky")].ok
@@ -316,15 +384,19 @@ def _synthetic(round_to: int | None = None) -> TaskScores:
     gold = rng.uniform(0, 5, 60)
     good = gold + rng.normal(0, 1.0, 60)
     weak = gold + rng.normal(0, 3.0, 60)
-    return TaskScores(name="toy", gold=gold, score_range=(0.0, 5.0),
-                      predictions={"good": good / 7.123456, "weak": weak / 7.123456,
-                                   "flat": np.full(60, 0.5)},
-                      failures={"gone": "RuntimeError: boom"})
+    return TaskScores(
+        name="toy",
+        gold=gold,
+        score_range=(0.0, 5.0),
+        predictions={"good": good / 7.123456, "weak": weak / 7.123456, "flat": np.full(60, 0.5)},
+        failures={"gone": "RuntimeError: boom"},
+    )
 
 
 def test_score_leaderboard_ranks_flags_degenerate_and_failed_models():
-    result = score_leaderboard([_synthetic()], ["weak", "good", "flat", "gone"], baseline="weak",
-                               n_resamples=1000, seed=0)
+    result = score_leaderboard(
+        [_synthetic()], ["weak", "good", "flat", "gone"], baseline="weak", n_resamples=1000, seed=0
+    )
     rows = {row.model: row for row in result.stats}
     assert rows["good"].rank == 1 and rows["weak"].rank == 2
     assert rows["flat"].rank is None and "constant" in rows["flat"].error
@@ -337,8 +409,9 @@ def test_score_leaderboard_ranks_flags_degenerate_and_failed_models():
 
 def test_round_scores_follows_the_stss131_guidance():
     task = _synthetic()
-    result = score_leaderboard([task], ["weak", "good"], baseline="weak", n_resamples=1000,
-                               round_scores=True)
+    result = score_leaderboard(
+        [task], ["weak", "good"], baseline="weak", n_resamples=1000, round_scores=True
+    )
     good = next(row for row in result.stats if row.model == "good")
     rounded = np.round(task.predictions["good"], 3)
     assert_allclose(good.scores, rounded, rtol=0)
@@ -347,10 +420,12 @@ def test_round_scores_follows_the_stss131_guidance():
 
 
 def test_score_leaderboard_is_reproducible_and_checks_the_baseline():
-    first = score_leaderboard([_synthetic()], ["weak", "good"], baseline="weak", n_resamples=1000,
-                              seed=3)
-    second = score_leaderboard([_synthetic()], ["weak", "good"], baseline="weak", n_resamples=1000,
-                               seed=3)
+    first = score_leaderboard(
+        [_synthetic()], ["weak", "good"], baseline="weak", n_resamples=1000, seed=3
+    )
+    second = score_leaderboard(
+        [_synthetic()], ["weak", "good"], baseline="weak", n_resamples=1000, seed=3
+    )
     assert first.comparisons == second.comparisons
     with pytest.raises(ValueError, match="`baseline` must be one of the models"):
         score_leaderboard([_synthetic()], ["weak", "good"], baseline="best")
@@ -366,22 +441,35 @@ def test_multi_subset_tasks_give_one_table_per_subset(tmp_path, env, tiny_model_
 
     class TwoSubsetToySTS(AbsTaskSTS):
         metadata = TaskMetadata(
-            name="TwoSubsetToySTS", dataset={"path": "local/toy", "revision": "1"},
-            description="DSCS split in two subsets.", type="STS", category="t2t",
-            eval_splits=["test"], eval_langs={"first": ["eng-Latn"], "second": ["eng-Latn"]},
+            name="TwoSubsetToySTS",
+            dataset={"path": "local/toy", "revision": "1"},
+            description="DSCS split in two subsets.",
+            type="STS",
+            category="t2t",
+            eval_splits=["test"],
+            eval_langs={"first": ["eng-Latn"], "second": ["eng-Latn"]},
             main_score="pearson",
         )
         min_score, max_score = 0, 5
 
         def load_data(self, **kwargs):
-            self.dataset = {"first": DatasetDict({"test": Dataset.from_list(rows[:20])}),
-                            "second": DatasetDict({"test": Dataset.from_list(rows[20:])})}
+            self.dataset = {
+                "first": DatasetDict({"test": Dataset.from_list(rows[:20])}),
+                "second": DatasetDict({"test": Dataset.from_list(rows[20:])}),
+            }
             self.data_loaded = True
 
-    result = run_leaderboard(models=[str(tiny_model_dir)], tasks=[TwoSubsetToySTS()],
-                             output=tmp_path / "out", n_resamples=1000, progress=False)
-    assert [task.name for task in result.tasks] == ["TwoSubsetToySTS (first, test)",
-                                                   "TwoSubsetToySTS (second, test)"]
+    result = run_leaderboard(
+        models=[str(tiny_model_dir)],
+        tasks=[TwoSubsetToySTS()],
+        output=tmp_path / "out",
+        n_resamples=1000,
+        progress=False,
+    )
+    assert [task.name for task in result.tasks] == [
+        "TwoSubsetToySTS (first, test)",
+        "TwoSubsetToySTS (second, test)",
+    ]
     gold = np.asarray([row["score"] for row in rows])
     for task, part in zip(result.tasks, (slice(0, 20), slice(20, 50))):
         assert_allclose(task.gold, gold[part], rtol=0)
@@ -395,36 +483,55 @@ def test_undefined_scaled_pearson_keeps_the_other_statistics():
     """Gold scores all in one bin: no per-bin r beyond that bin, r and ρ still reported."""
     rng = np.random.default_rng(2)
     gold = np.r_[rng.uniform(4.0, 5.0, 30), 0.0, 2.0]  # bins 1 and 2 hold one pair each
-    task = TaskScores(name="lopsided", gold=gold, score_range=(0.0, 5.0),
-                      predictions={"a": gold + rng.normal(0, 0.5, 32),
-                                   "b": gold + rng.normal(0, 1.0, 32)})
+    task = TaskScores(
+        name="lopsided",
+        gold=gold,
+        score_range=(0.0, 5.0),
+        predictions={"a": gold + rng.normal(0, 0.5, 32), "b": gold + rng.normal(0, 1.0, 32)},
+    )
     result = score_leaderboard([task], ["a", "b"], baseline="b", n_resamples=1000)
     row = next(row for row in result.stats if row.model == "a")
     assert row.ok and row.bin_r[:2] == (None, None) and row.bin_sizes == (1, 1, 30)
     assert_allclose(row.scaled_pearson, row.bin_r[2], rtol=1e-12)
-    constant_bins = TaskScores(name="flat-bins", gold=np.repeat([0.5, 2.5, 4.5], 5),
-                               score_range=(0.0, 5.0),
-                               predictions={"a": np.arange(15.0), "b": np.arange(15.0) ** 2})
+    constant_bins = TaskScores(
+        name="flat-bins",
+        gold=np.repeat([0.5, 2.5, 4.5], 5),
+        score_range=(0.0, 5.0),
+        predictions={"a": np.arange(15.0), "b": np.arange(15.0) ** 2},
+    )
     result = score_leaderboard([constant_bins], ["a", "b"], baseline="b", n_resamples=1000)
     row = next(row for row in result.stats if row.model == "a")
     assert row.ok and row.scaled_pearson is None and row.pearson is not None
 
 
-def test_a_model_that_cannot_load_is_reported_and_the_exit_status_is_1(tmp_path, env,
-                                                                        tiny_model_dir):
+def test_a_model_that_cannot_load_is_reported_and_the_exit_status_is_1(
+    tmp_path, env, tiny_model_dir
+):
     broken = tmp_path / "broken-model"
     broken.mkdir()
     (broken / "modules.json").write_text("[not json", encoding="utf-8")
     output = tmp_path / "out"
-    code, stdout, stderr = _cli("--model", str(tiny_model_dir), "--model", str(broken),
-                                "--output", str(output), "--n-resamples", "1000",
-                                "--no-figures", "--no-progress")
+    code, stdout, stderr = _cli(
+        "--model",
+        str(tiny_model_dir),
+        "--model",
+        str(broken),
+        "--output",
+        str(output),
+        "--n-resamples",
+        "1000",
+        "--no-figures",
+        "--no-progress",
+    )
     assert code == 1
     assert "2 model × task run(s) failed: broken-model on DSCS; broken-model on STSS131" in stderr
     rows = list(csv.DictReader((output / "leaderboard.csv").open(encoding="utf-8")))
     by_model = {(row["task"], row["model"]): row for row in rows}
     for task in TASKS:
-        assert by_model[(task, "tiny-static")]["pearson"] and not by_model[(task, "tiny-static")]["error"]
+        assert (
+            by_model[(task, "tiny-static")]["pearson"]
+            and not by_model[(task, "tiny-static")]["error"]
+        )
         assert by_model[(task, "broken-model")]["error"]
     assert "| – | broken-model | failed: " in stdout
 
@@ -434,8 +541,11 @@ def test_sif_names_the_static_models_and_changes_their_scores(vectors_file, env)
 
     plain = resolve_models(None, [str(vectors_file)])
     weighted = resolve_models(None, [str(vectors_file)], sif=True)
-    assert [entry.name for entry in weighted] == ["avg-cos-SIF (tiny)", "MaxPool-Jaccard-SIF (tiny)",
-                                                  "DynaMax-Jaccard-SIF (tiny)"]
+    assert [entry.name for entry in weighted] == [
+        "avg-cos-SIF (tiny)",
+        "MaxPool-Jaccard-SIF (tiny)",
+        "DynaMax-Jaccard-SIF (tiny)",
+    ]
     rows = read_rows("stss131")
     s1, s2 = [row["sentence1"] for row in rows], [row["sentence2"] for row in rows]
     assert not np.allclose(plain[2].build().score(s1, s2), weighted[2].build().score(s1, s2))

@@ -17,12 +17,12 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-import evaluate  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import evaluate
+import numpy as np
+import pytest
 
-from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson  # noqa: E402
-from sts_extras.stats.ranking import weighted_rank_correlation  # noqa: E402
+from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson
+from sts_extras.stats.ranking import weighted_rank_correlation
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MODULES = ("scaled_pearson", "weighted_rank_correlation")

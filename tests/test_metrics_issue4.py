@@ -20,16 +20,23 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-import evaluate  # noqa: E402
+import evaluate
 
-from sts_extras.stats.bootstrap import bootstrap_correlation_difference  # noqa: E402
-from sts_extras.stats.dependent import compare_dependent_correlations  # noqa: E402
+from sts_extras.stats.bootstrap import bootstrap_correlation_difference
+from sts_extras.stats.dependent import compare_dependent_correlations
 
 REPO = Path(__file__).resolve().parents[1]
 MODULES = ("steiger", "bca_bootstrap")
 CARD_SECTIONS = (
-    "Description", "How to Use", "Inputs", "Output Values", "Values from Popular Papers",
-    "Examples", "Limitations and Bias", "Citation", "Further References",
+    "Description",
+    "How to Use",
+    "Inputs",
+    "Output Values",
+    "Values from Popular Papers",
+    "Examples",
+    "Limitations and Bias",
+    "Citation",
+    "Further References",
 )
 
 
@@ -73,44 +80,78 @@ def test_load_by_absolute_path():
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"method": "meng1992"}, {"method": "williams1959", "correlation": "spearman", "alternative": "greater"},
-     {"method": "hotelling1940", "confidence_level": 0.9}],
+    [
+        {},
+        {"method": "meng1992"},
+        {"method": "williams1959", "correlation": "spearman", "alternative": "greater"},
+        {"method": "hotelling1940", "confidence_level": 0.9},
+    ],
 )
 def test_steiger_gives_the_core_numbers(loaded, options):
     p1, p2, gold = _scores(2)
-    out = loaded["steiger"].compute(predictions1=p1.tolist(), predictions2=p2.tolist(), references=gold.tolist(), **options)
+    out = loaded["steiger"].compute(
+        predictions1=p1.tolist(), predictions2=p2.tolist(), references=gold.tolist(), **options
+    )
     core = compare_dependent_correlations(p1, p2, gold, **options)
     low, high = core.confidence_interval()
-    expected = {"r1": core.r1, "r2": core.r2, "r12": core.r12, "n": core.n, "statistic": core.statistic,
-                "pvalue": core.pvalue, "ci_low": low, "ci_high": high}
+    expected = {
+        "r1": core.r1,
+        "r2": core.r2,
+        "r12": core.r12,
+        "n": core.n,
+        "statistic": core.statistic,
+        "pvalue": core.pvalue,
+        "ci_low": low,
+        "ci_high": high,
+    }
     assert out == expected  # float64 features: no float32 rounding on the way
     assert all(type(v) in (float, int) for v in out.values())
 
 
 @pytest.mark.parametrize(
     "options",
-    [{"seed": 0, "n_resamples": 2000}, {"seed": 1, "n_resamples": 1500, "statistic": "spearman", "method": "percentile",
-                                         "confidence_level": 0.9}],
+    [
+        {"seed": 0, "n_resamples": 2000},
+        {
+            "seed": 1,
+            "n_resamples": 1500,
+            "statistic": "spearman",
+            "method": "percentile",
+            "confidence_level": 0.9,
+        },
+    ],
 )
 def test_bca_bootstrap_gives_the_core_numbers(loaded, options):
     p1, p2, gold = _scores(3)
-    out = loaded["bca_bootstrap"].compute(predictions1=p1, predictions2=p2, references=gold, **options)
+    out = loaded["bca_bootstrap"].compute(
+        predictions1=p1, predictions2=p2, references=gold, **options
+    )
     core = bootstrap_correlation_difference(p1, p2, gold, **options)
     assert out == {
-        "delta": core.delta, "ci_low": core.ci_low, "ci_high": core.ci_high, "significant": core.significant,
-        "r1": core.r1, "r2": core.r2, "bias_correction": core.bias_correction,
-        "acceleration": core.acceleration, "n_resamples": core.n_resamples,
+        "delta": core.delta,
+        "ci_low": core.ci_low,
+        "ci_high": core.ci_high,
+        "significant": core.significant,
+        "r1": core.r1,
+        "r2": core.r2,
+        "bias_correction": core.bias_correction,
+        "acceleration": core.acceleration,
+        "n_resamples": core.n_resamples,
     }
 
 
 def test_bad_input_reaches_the_user_as_value_error(loaded):
     p1, p2, gold = _scores(4)
     with pytest.raises(ValueError, match="`method` must be one of"):
-        loaded["steiger"].compute(predictions1=p1, predictions2=p2, references=gold, method="steiger")
+        loaded["steiger"].compute(
+            predictions1=p1, predictions2=p2, references=gold, method="steiger"
+        )
     with pytest.raises(ValueError, match="at least 4"):
         loaded["steiger"].compute(predictions1=p1[:3], predictions2=p2[:3], references=gold[:3])
     with pytest.raises(ValueError, match="confidence_level"):
-        loaded["bca_bootstrap"].compute(predictions1=p1, predictions2=p2, references=gold, confidence_level=1.0)
+        loaded["bca_bootstrap"].compute(
+            predictions1=p1, predictions2=p2, references=gold, confidence_level=1.0
+        )
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -118,7 +159,9 @@ def test_kwargs_description_examples_run(loaded, name, at_repo_root):
     module_file = sys.modules[type(loaded[name]).__module__]
     text = module_file._KWARGS_DESCRIPTION
     assert text.count(">>>") > 1
-    test = doctest.DocTestParser().get_doctest(text, {"evaluate": evaluate}, f"{name}._KWARGS_DESCRIPTION", None, 0)
+    test = doctest.DocTestParser().get_doctest(
+        text, {"evaluate": evaluate}, f"{name}._KWARGS_DESCRIPTION", None, 0
+    )
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
@@ -137,5 +180,7 @@ def test_card_has_the_sections_and_the_output_keys(loaded, name, at_repo_root):
     for key in keys:
         assert f"**{key}**" in card, (name, key)
     # The card's own examples run.
-    failures, attempted = doctest.testfile(str(REPO / "metrics" / name / "README.md"), module_relative=False)
+    failures, attempted = doctest.testfile(
+        str(REPO / "metrics" / name / "README.md"), module_relative=False
+    )
     assert failures == 0 and attempted > 0

@@ -57,7 +57,9 @@ def test_register_makes_get_task_and_get_tasks_work():
     tasks = mteb.get_tasks(tasks=["DSCS", "STSS131"])
     assert [type(task) for task in tasks] == [DSCS, STSS131]
     assert isinstance(mteb.get_task("DSCS"), DSCS)
-    sts_names = {task.metadata.name for task in mteb.get_tasks(task_types=["STS"], languages=["eng"])}
+    sts_names = {
+        task.metadata.name for task in mteb.get_tasks(task_types=["STS"], languages=["eng"])
+    }
     assert {"DSCS", "STSS131"} <= sts_names
     assert "BIOSSES" in sts_names  # MTEB's own tasks are still there
 
@@ -123,7 +125,9 @@ def test_mteb_evaluate_writes_normal_result_files(tiny_sentence_transformer, tmp
         pearson = task_result.get_score()  # full precision; the file keeps 6 decimals
         assert_allclose(stored_scores["pearson"], pearson, atol=5e-7)
         # MTEB's pearson is the Pearson r of the per-pair scores it saved and the gold scores.
-        predictions = json.loads((tmp_path / "predictions" / f"{name}_predictions.json").read_text())
+        predictions = json.loads(
+            (tmp_path / "predictions" / f"{name}_predictions.json").read_text()
+        )
         similarity = np.asarray(predictions["default"]["test"]["similarity_scores"])
         gold = np.asarray([row["score"] for row in read_rows(dataset)])
         assert similarity.shape == (n_pairs,)

@@ -16,7 +16,9 @@ def test_examples_in_document_run(document, monkeypatch, tmp_path):
     monkeypatch.chdir(REPO)
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path))
     result = doctest.testfile(
-        str(document), module_relative=False, verbose=False,
+        str(document),
+        module_relative=False,
+        verbose=False,
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
     )
     assert result.attempted > 0, "no runnable (>>>) example found"

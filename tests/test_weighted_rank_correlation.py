@@ -183,10 +183,7 @@ def test_weighted_inversion_count_equals_double_loop(seed):
     values = rng.integers(0, int(rng.integers(1, 2 * n + 2)), size=n)
     weights = rng.random(n)
     expected = sum(
-        weights[i] * weights[j]
-        for j in range(n)
-        for i in range(j)
-        if values[i] > values[j]
+        weights[i] * weights[j] for j in range(n) for i in range(j) if values[i] > values[j]
     )
     assert_allclose(_weighted_inversions(values, weights), expected, rtol=RTOL, atol=1e-15)
 

@@ -18,7 +18,6 @@ import evaluate
 
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 
-
 _DESCRIPTION = """
 Paired bootstrap confidence interval of delta = r(predictions1, references) - r(predictions2,
 references), the difference in performance of two systems scored on the same items. The items

@@ -18,7 +18,6 @@ import evaluate
 
 from sts_extras.stats.dependent import compare_dependent_correlations
 
-
 _DESCRIPTION = """
 Is system 1 really better than system 2 on this benchmark? Both systems are scored against the same
 human ratings, so their correlations with the ratings are dependent: they share one variable. This

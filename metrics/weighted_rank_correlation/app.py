@@ -5,5 +5,7 @@ from pathlib import Path
 import evaluate
 from evaluate.utils import launch_gradio_widget
 
-module = evaluate.load(str(Path(__file__).with_name("weighted_rank_correlation.py")), module_type="metric")
+module = evaluate.load(
+    str(Path(__file__).with_name("weighted_rank_correlation.py")), module_type="metric"
+)
 launch_gradio_widget(module)

@@ -112,9 +112,7 @@ def _check_range(value: Any, name: str, *, upper: float | None = None) -> tuple[
     try:
         low, high = (float(bound) for bound in value)
     except (TypeError, ValueError):
-        raise TypeError(
-            f"`{name}` must be a pair (low, high) of numbers, got {value!r}."
-        ) from None
+        raise TypeError(f"`{name}` must be a pair (low, high) of numbers, got {value!r}.") from None
     if not (np.isfinite(low) and np.isfinite(high) and 0.0 <= low <= high):
         raise ValueError(f"`{name}` must satisfy 0 <= low <= high, got ({low}, {high}).")
     if upper is not None and high >= upper:

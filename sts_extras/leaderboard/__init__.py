@@ -123,15 +123,22 @@ def run_leaderboard(
     entries = runner.resolve_models(models, vectors, sif=sif, cache_dir=cache)
     baseline_name = runner.resolve_baseline(baseline, entries)
 
-    units, model_info = runner.evaluate_models(entries, task_objects, output_dir,
-                                               progress=progress)
-    result = score_leaderboard(units, [entry.name for entry in entries], baseline=baseline_name,
-                               bins=bins, n_resamples=n_resamples, seed=seed,
-                               round_scores=round_scores, progress=progress)
+    units, model_info = runner.evaluate_models(entries, task_objects, output_dir, progress=progress)
+    result = score_leaderboard(
+        units,
+        [entry.name for entry in entries],
+        baseline=baseline_name,
+        bins=bins,
+        n_resamples=n_resamples,
+        seed=seed,
+        round_scores=round_scores,
+        progress=progress,
+    )
     report.write_markdown(result, output_dir / "leaderboard.md")
     report.write_csv(result, output_dir / "leaderboard.csv")
-    report.write_json(result, output_dir / "leaderboard.json", models=model_info,
-                      extra={"versions": _versions()})
+    report.write_json(
+        result, output_dir / "leaderboard.json", models=model_info, extra={"versions": _versions()}
+    )
     if figures:
         from sts_extras.leaderboard.figures import write_figures
 
@@ -153,32 +160,62 @@ def _versions() -> dict[str, str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``sts-extras leaderboard``."""
-    parser.add_argument("--model", action="append", metavar="NAME_OR_PATH",
-                        help="sentence-transformers model name or directory (repeatable); "
-                             "'all-MiniLM-L6-v2' is the packaged offline copy")
-    parser.add_argument("--vectors", action="append", metavar="PATH_OR_NAME",
-                        help="word vectors (word2vec/GloVe/fastText file, model2vec directory, "
-                             "gensim-downloader name, or 'distilled[:MODEL]'); each adds avg-cos, "
-                             "MaxPool-Jaccard and DynaMax-Jaccard (repeatable)")
-    parser.add_argument("--task", action="append", metavar="NAME",
-                        help="DSCS, STSS131 or any MTEB STS task (repeatable; default: DSCS and "
-                             "STSS131)")
-    parser.add_argument("--baseline", metavar="MODEL",
-                        help="model the others are compared with (default: avg-cos of the first "
-                             "--vectors source, else the first --model)")
-    parser.add_argument("--output", default=DEFAULT_OUTPUT, metavar="DIR",
-                        help="directory for the reports (default: %(default)s)")
+    parser.add_argument(
+        "--model",
+        action="append",
+        metavar="NAME_OR_PATH",
+        help="sentence-transformers model name or directory (repeatable); "
+        "'all-MiniLM-L6-v2' is the packaged offline copy",
+    )
+    parser.add_argument(
+        "--vectors",
+        action="append",
+        metavar="PATH_OR_NAME",
+        help="word vectors (word2vec/GloVe/fastText file, model2vec directory, "
+        "gensim-downloader name, or 'distilled[:MODEL]'); each adds avg-cos, "
+        "MaxPool-Jaccard and DynaMax-Jaccard (repeatable)",
+    )
+    parser.add_argument(
+        "--task",
+        action="append",
+        metavar="NAME",
+        help="DSCS, STSS131 or any MTEB STS task (repeatable; default: DSCS and STSS131)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="MODEL",
+        help="model the others are compared with (default: avg-cos of the first "
+        "--vectors source, else the first --model)",
+    )
+    parser.add_argument(
+        "--output",
+        default=DEFAULT_OUTPUT,
+        metavar="DIR",
+        help="directory for the reports (default: %(default)s)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    parser.add_argument("--n-resamples", type=int, default=10000, metavar="N",
-                        help="bootstrap resamples per comparison (default: 10000)")
-    parser.add_argument("--bins", type=int, default=3, metavar="K",
-                        help="equal-width bins of the gold scale for the scaled Pearson "
-                             "(default: 3)")
-    parser.add_argument("--sif", action="store_true",
-                        help="SIF-weight the words of the static-vector models")
-    parser.add_argument("--round-scores", action="store_true",
-                        help="round system scores to 3 decimals before every statistic "
-                             "(STSS-131 guidance)")
+    parser.add_argument(
+        "--n-resamples",
+        type=int,
+        default=10000,
+        metavar="N",
+        help="bootstrap resamples per comparison (default: 10000)",
+    )
+    parser.add_argument(
+        "--bins",
+        type=int,
+        default=3,
+        metavar="K",
+        help="equal-width bins of the gold scale for the scaled Pearson (default: 3)",
+    )
+    parser.add_argument(
+        "--sif", action="store_true", help="SIF-weight the words of the static-vector models"
+    )
+    parser.add_argument(
+        "--round-scores",
+        action="store_true",
+        help="round system scores to 3 decimals before every statistic (STSS-131 guidance)",
+    )
     parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
@@ -192,9 +229,17 @@ def run(args: argparse.Namespace) -> int:
     from sts_extras.leaderboard.report import to_markdown
 
     result = run_leaderboard(
-        models=args.model, vectors=args.vectors, tasks=args.task, baseline=args.baseline,
-        output=args.output, seed=args.seed, n_resamples=args.n_resamples, bins=args.bins,
-        sif=args.sif, round_scores=args.round_scores, figures=not args.no_figures,
+        models=args.model,
+        vectors=args.vectors,
+        tasks=args.task,
+        baseline=args.baseline,
+        output=args.output,
+        seed=args.seed,
+        n_resamples=args.n_resamples,
+        bins=args.bins,
+        sif=args.sif,
+        round_scores=args.round_scores,
+        figures=not args.no_figures,
         progress=not args.no_progress,
     )
     print(to_markdown(result))

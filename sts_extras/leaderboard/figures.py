@@ -55,18 +55,32 @@ def scatter_plot(result: LeaderboardResult, task: str, path: Path) -> Path:
             if edges:
                 r = row.bin_r[index]
                 closing = "]" if index == len(edges) - 2 else ")"
-                label = f"[{edges[index]:.3g}, {edges[index + 1]:.3g}{closing}: r = " + \
-                    ("—" if r is None else f"{r:.2f}")
-            axis.scatter(unit.gold[mask], scores[mask], s=14, alpha=0.85, label=label,
-                         color=_BIN_COLOURS[index % len(_BIN_COLOURS)], edgecolors="none")
+                label = f"[{edges[index]:.3g}, {edges[index + 1]:.3g}{closing}: r = " + (
+                    "—" if r is None else f"{r:.2f}"
+                )
+            axis.scatter(
+                unit.gold[mask],
+                scores[mask],
+                s=14,
+                alpha=0.85,
+                label=label,
+                color=_BIN_COLOURS[index % len(_BIN_COLOURS)],
+                edgecolors="none",
+            )
         for edge in edges[1:-1]:
             axis.axvline(edge, color="0.75", linewidth=0.8, linestyle=":")
         scaled = "—" if row.scaled_pearson is None else f"{row.scaled_pearson:.3f}"
-        axis.text(0.03, 0.97, f"r = {row.pearson:.3f}\nscaled r = {scaled}",
-                  transform=axis.transAxes, va="top", fontsize=8)
+        axis.text(
+            0.03,
+            0.97,
+            f"r = {row.pearson:.3f}\nscaled r = {scaled}",
+            transform=axis.transAxes,
+            va="top",
+            fontsize=8,
+        )
         if edges:
             axis.legend(fontsize=6, loc="lower right", frameon=False)
-    for axis in list(axes.flat)[len(rows):]:
+    for axis in list(axes.flat)[len(rows) :]:
         axis.set_visible(False)
     figure.suptitle(f"{task}: model score vs gold, coloured by gold-score bin", fontsize=11)
     figure.savefig(path, dpi=110)
@@ -86,14 +100,23 @@ def forest_plot(result: LeaderboardResult, path: Path) -> Path | None:
         y = len(items) - 1 - position
         colour = "#1b9e77" if item.delta > 0 else "#d95f02"
         axis.plot([item.ci_low, item.ci_high], [y, y], color=colour, linewidth=2)
-        axis.plot(item.delta, y, marker="o", color=colour,
-                  markerfacecolor=colour if item.holm_significant else "white", markersize=7)
+        axis.plot(
+            item.delta,
+            y,
+            marker="o",
+            color=colour,
+            markerfacecolor=colour if item.holm_significant else "white",
+            markersize=7,
+        )
         labels.append(f"{item.task}: {item.model}")
     axis.axvline(0.0, color="0.4", linestyle="--", linewidth=1)
     axis.set_yticks(range(len(items) - 1, -1, -1))
     axis.set_yticklabels(labels, fontsize=8)
-    axis.set_xlabel(f"Δr vs {result.baseline} ({level:.0%} BCa interval; filled: Holm p ≤ "
-                    f"{result.settings.get('alpha', 0.05):g})", fontsize=8)
+    axis.set_xlabel(
+        f"Δr vs {result.baseline} ({level:.0%} BCa interval; filled: Holm p ≤ "
+        f"{result.settings.get('alpha', 0.05):g})",
+        fontsize=8,
+    )
     axis.set_title("Difference in Pearson r from the baseline", fontsize=10)
     figure.savefig(path, dpi=110)
     return path
@@ -101,7 +124,9 @@ def forest_plot(result: LeaderboardResult, path: Path) -> Path | None:
 
 def write_figures(result: LeaderboardResult, output: Path) -> list[Path]:
     """Write ``scatter_<task>.png`` for every unit and ``forest.png``; return the paths."""
-    paths = [scatter_plot(result, task.name, output / f"scatter_{_slug(task.name)}.png")
-             for task in result.tasks]
+    paths = [
+        scatter_plot(result, task.name, output / f"scatter_{_slug(task.name)}.png")
+        for task in result.tasks
+    ]
     forest = forest_plot(result, output / "forest.png")
     return paths + ([forest] if forest is not None else [])

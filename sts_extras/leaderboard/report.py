@@ -19,9 +19,29 @@ from sts_extras.leaderboard.scoring import ComparisonStats, LeaderboardResult, M
 __all__ = ["CSV_COLUMNS", "to_markdown", "write_csv", "write_json", "write_markdown"]
 
 CSV_COLUMNS = (
-    "task", "rank", "model", "is_baseline", "n", "pearson", "spearman", "scaled_pearson",
-    "bin_edges", "bin_r", "bin_sizes", "rho_w", "tau_w", "mteb_pearson", "delta_r", "ci_low",
-    "ci_high", "bca_significant", "z_meng1992", "p", "p_holm", "holm_significant", "error",
+    "task",
+    "rank",
+    "model",
+    "is_baseline",
+    "n",
+    "pearson",
+    "spearman",
+    "scaled_pearson",
+    "bin_edges",
+    "bin_r",
+    "bin_sizes",
+    "rho_w",
+    "tau_w",
+    "mteb_pearson",
+    "delta_r",
+    "ci_low",
+    "ci_high",
+    "bca_significant",
+    "z_meng1992",
+    "p",
+    "p_holm",
+    "holm_significant",
+    "error",
 )
 
 
@@ -75,8 +95,10 @@ def _comparison_cells(item: ComparisonStats | None, is_baseline: bool) -> list[s
 
 def task_table(result: LeaderboardResult, task: str) -> str:
     """The ranked Markdown table of one unit."""
-    header = ("| # | Model | r | ρ | scaled r | r per bin (n) | ρ_w | τ_w "
-              "| Δr vs baseline [95% BCa] | z | p (Holm) |")
+    header = (
+        "| # | Model | r | ρ | scaled r | r per bin (n) | ρ_w | τ_w "
+        "| Δr vs baseline [95% BCa] | z | p (Holm) |"
+    )
     lines = [header, "|--:|:--|--:|--:|--:|:--|--:|--:|:--|--:|--:|"]
     for row in result.stats_for(task):
         is_baseline = row.model == result.baseline
@@ -84,9 +106,17 @@ def task_table(result: LeaderboardResult, task: str) -> str:
         if not row.ok:
             cells = ["–", name, f"failed: {_cell(row.error or '')}", *[""] * 8]
         else:
-            cells = [str(row.rank), name, _r(row.pearson), _r(row.spearman),
-                     _r(row.scaled_pearson), _bins(row), _r(row.rho_w), _r(row.tau_w),
-                     *_comparison_cells(result.comparison(task, row.model), is_baseline)]
+            cells = [
+                str(row.rank),
+                name,
+                _r(row.pearson),
+                _r(row.spearman),
+                _r(row.scaled_pearson),
+                _bins(row),
+                _r(row.rho_w),
+                _r(row.tau_w),
+                *_comparison_cells(result.comparison(task, row.model), is_baseline),
+            ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -97,8 +127,9 @@ def to_markdown(result: LeaderboardResult) -> str:
     out = ["# STS leaderboard", ""]
     out.append(f"Models ranked by Pearson r on each task. Baseline: **{_cell(result.baseline)}**.")
     if settings.get("round_scores"):
-        out.append("System scores were rounded to 3 decimals before every statistic "
-                   "(STSS-131 guidance).")
+        out.append(
+            "System scores were rounded to 3 decimals before every statistic (STSS-131 guidance)."
+        )
     for task in result.tasks:
         low, high = task.score_range
         out += ["", f"## {task.name} — {task.gold.size} pairs, gold {low:g}–{high:g}", ""]
@@ -159,15 +190,32 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
         for task in result.tasks:
             for row in result.stats_for(task.name):
                 item = result.comparison(task.name, row.model)
-                comparison = item or ComparisonStats(task=task.name, model=row.model,
-                                                     baseline=result.baseline)
+                comparison = item or ComparisonStats(
+                    task=task.name, model=row.model, baseline=result.baseline
+                )
                 record = (
-                    row.task, row.rank, row.model, row.model == result.baseline, row.n,
-                    row.pearson, row.spearman, row.scaled_pearson, _join(row.bin_edges),
-                    _join(row.bin_r), _join(row.bin_sizes), row.rho_w, row.tau_w,
-                    row.mteb_pearson, comparison.delta, comparison.ci_low, comparison.ci_high,
-                    comparison.bca_significant, comparison.statistic, comparison.pvalue,
-                    comparison.pvalue_holm, comparison.holm_significant,
+                    row.task,
+                    row.rank,
+                    row.model,
+                    row.model == result.baseline,
+                    row.n,
+                    row.pearson,
+                    row.spearman,
+                    row.scaled_pearson,
+                    _join(row.bin_edges),
+                    _join(row.bin_r),
+                    _join(row.bin_sizes),
+                    row.rho_w,
+                    row.tau_w,
+                    row.mteb_pearson,
+                    comparison.delta,
+                    comparison.ci_low,
+                    comparison.ci_high,
+                    comparison.bca_significant,
+                    comparison.statistic,
+                    comparison.pvalue,
+                    comparison.pvalue_holm,
+                    comparison.holm_significant,
                     row.error or comparison.error,
                 )
                 writer.writerow([_csv_value(value) for value in record])
@@ -184,23 +232,36 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def to_json_dict(result: LeaderboardResult, *, models: dict[str, dict[str, str]] | None = None,
-                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def to_json_dict(
+    result: LeaderboardResult,
+    *,
+    models: dict[str, dict[str, str]] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Everything of the run as plain Python: settings, tasks with gold scores, per-model
     statistics with the per-pair scores, comparisons."""
-    return _jsonable({
-        **(extra or {}),
-        "settings": dict(result.settings),
-        "models": [{"name": name, **(models or {}).get(name, {})} for name in result.models],
-        "tasks": [{"name": task.name, "n": int(task.gold.size),
-                   "score_range": list(task.score_range), "gold": task.gold.tolist()}
-                  for task in result.tasks],
-        "results": [dataclasses.asdict(row) for row in result.stats],
-        "comparisons": [dataclasses.asdict(item) for item in result.comparisons],
-    })
+    return _jsonable(
+        {
+            **(extra or {}),
+            "settings": dict(result.settings),
+            "models": [{"name": name, **(models or {}).get(name, {})} for name in result.models],
+            "tasks": [
+                {
+                    "name": task.name,
+                    "n": int(task.gold.size),
+                    "score_range": list(task.score_range),
+                    "gold": task.gold.tolist(),
+                }
+                for task in result.tasks
+            ],
+            "results": [dataclasses.asdict(row) for row in result.stats],
+            "comparisons": [dataclasses.asdict(item) for item in result.comparisons],
+        }
+    )
 
 
 def write_json(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:
-    path.write_text(json.dumps(to_json_dict(result, **kwargs), indent=1, ensure_ascii=False),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(to_json_dict(result, **kwargs), indent=1, ensure_ascii=False), encoding="utf-8"
+    )
     return path

@@ -133,11 +133,18 @@ def resolve_tasks(names: Sequence[Any] | None) -> list[Any]:
             continue
         name = ours.get(_normalise(raw)) or by_lower.get(raw.lower())
         if name is None:
-            candidates = [*_OUR_TASKS, *(t.metadata.name for t in mteb.get_tasks(
-                task_types=["STS"], exclude_superseded=False))]
-            matches = difflib.get_close_matches(raw, candidates, n=5, cutoff=0.5) or \
-                difflib.get_close_matches(raw.upper(), [c.upper() for c in candidates], n=5,
-                                          cutoff=0.5)
+            candidates = [
+                *_OUR_TASKS,
+                *(
+                    t.metadata.name
+                    for t in mteb.get_tasks(task_types=["STS"], exclude_superseded=False)
+                ),
+            ]
+            matches = difflib.get_close_matches(
+                raw, candidates, n=5, cutoff=0.5
+            ) or difflib.get_close_matches(
+                raw.upper(), [c.upper() for c in candidates], n=5, cutoff=0.5
+            )
             hint = f" Close matches: {', '.join(matches)}." if matches else ""
             raise ValueError(
                 f"--task {raw!r} is neither an sts-extras task ({', '.join(_OUR_TASKS)}) nor an "
@@ -167,8 +174,10 @@ def _checked_task_object(task: Any) -> Any:
     from mteb.abstasks.sts import AbsTaskSTS
 
     if not isinstance(task, AbsTaskSTS):
-        raise TypeError(f"`tasks` items must be task names or mteb AbsTaskSTS objects, got "
-                        f"{type(task).__name__}.")
+        raise TypeError(
+            f"`tasks` items must be task names or mteb AbsTaskSTS objects, got "
+            f"{type(task).__name__}."
+        )
     if not task.data_loaded:
         task.load_data()
     return task
@@ -183,10 +192,19 @@ def task_units(task: Any) -> list[Unit]:
             data = task.dataset[split]
         else:
             data = task.dataset[subset][split]
-        label = task.metadata.name if len(pairs) == 1 else f"{task.metadata.name} ({subset}, {split})"
-        units.append(Unit(label=label, task_name=task.metadata.name, subset=subset, split=split,
-                          gold=np.asarray(data["score"], dtype=np.float64),
-                          score_range=(float(task.min_score), float(task.max_score))))
+        label = (
+            task.metadata.name if len(pairs) == 1 else f"{task.metadata.name} ({subset}, {split})"
+        )
+        units.append(
+            Unit(
+                label=label,
+                task_name=task.metadata.name,
+                subset=subset,
+                split=split,
+                gold=np.asarray(data["score"], dtype=np.float64),
+                score_range=(float(task.min_score), float(task.max_score)),
+            )
+        )
     return units
 
 
@@ -246,8 +264,10 @@ def _resolve_sentence_transformer(spec: str) -> tuple[str, str, Path | None]:
     if path.is_dir():
         return path.resolve().name, f"local/{path.resolve().name}", path.resolve()
     if path.exists():
-        raise ValueError(f"--model {spec!r} is a file; give a sentence-transformers model "
-                         "directory or a Hugging Face model name.")
+        raise ValueError(
+            f"--model {spec!r} is a file; give a sentence-transformers model "
+            "directory or a Hugging Face model name."
+        )
     if spec.startswith((".", "/", "~")) or spec.count("/") > 1 or os.sep != "/" and os.sep in spec:
         raise ValueError(f"--model {spec!r}: no such directory.")
     # A Hub id; sentence-transformers also accepts its own models without the organisation.
@@ -260,10 +280,12 @@ def _resolve_sentence_transformer(spec: str) -> tuple[str, str, Path | None]:
     candidates = [*_mteb_model_names(), "all-MiniLM-L6-v2"]
     matches = difflib.get_close_matches(spec, candidates, n=5, cutoff=0.6)
     hint = f" Close matches: {', '.join(matches)}." if matches else ""
-    where = "in the local Hugging Face cache (HF_HUB_OFFLINE is set)" \
-        if constants.HF_HUB_OFFLINE else "on the Hugging Face Hub"
-    raise ValueError(f"--model {spec!r} is not a local directory and was not found {where}."
-                     f"{hint}")
+    where = (
+        "in the local Hugging Face cache (HF_HUB_OFFLINE is set)"
+        if constants.HF_HUB_OFFLINE
+        else "on the Hugging Face Hub"
+    )
+    raise ValueError(f"--model {spec!r} is not a local directory and was not found {where}.{hint}")
 
 
 def _hub_model_exists(spec: str, repo_id: str) -> bool:
@@ -275,8 +297,9 @@ def _hub_model_exists(spec: str, repo_id: str) -> bool:
         if isinstance(huggingface_hub.try_to_load_from_cache(repo_id, "config.json"), str):
             return True
     except Exception as error:  # noqa: BLE001 -- an invalid repo id
-        raise ValueError(f"--model {spec!r} is not a valid model name or path: "
-                         f"{_one_line(error)}") from None
+        raise ValueError(
+            f"--model {spec!r} is not a valid model name or path: {_one_line(error)}"
+        ) from None
     if constants.HF_HUB_OFFLINE:
         return False
     try:
@@ -285,8 +308,9 @@ def _hub_model_exists(spec: str, repo_id: str) -> bool:
         return True
 
 
-def _sentence_transformer_builder(mteb_name: str, local: Path | None,
-                                  cache_dir: Path) -> Callable[[], Any]:
+def _sentence_transformer_builder(
+    mteb_name: str, local: Path | None, cache_dir: Path
+) -> Callable[[], Any]:
     def build() -> Any:
         from mteb.models.cache_wrappers import CachedEmbeddingWrapper
         from mteb.models.model_implementations import MODEL_REGISTRY
@@ -302,9 +326,10 @@ def _sentence_transformer_builder(mteb_name: str, local: Path | None,
             revision = snapshot.name if snapshot is not None else "no_revision_available"
         known = MODEL_REGISTRY.get(mteb_name)
         meta = known if known is not None else wrapper.mteb_model_meta
-        wrapper.mteb_model_meta = meta.model_copy(update={"name": mteb_name,
-                                                          "revision": revision})
-        encodings = cache_dir / "embeddings" / wrapper.mteb_model_meta.model_name_as_path() / revision
+        wrapper.mteb_model_meta = meta.model_copy(update={"name": mteb_name, "revision": revision})
+        encodings = (
+            cache_dir / "embeddings" / wrapper.mteb_model_meta.model_name_as_path() / revision
+        )
         return CachedEmbeddingWrapper(wrapper, encodings)
 
     return build
@@ -333,11 +358,16 @@ def _load_vectors(spec: str, cache_dir: Path) -> Any:
         try:
             return WordVectors.from_sentence_transformer(source, cache_dir=cache_dir / "vectors")
         except (OSError, ValueError, ImportError) as error:
-            raise ValueError(f"--vectors {spec!r}: could not distil static vectors: "
-                             f"{_one_line(error)}") from None
+            raise ValueError(
+                f"--vectors {spec!r}: could not distil static vectors: {_one_line(error)}"
+            ) from None
     path = Path(spec).expanduser()
-    looks_like_path = (os.sep in spec or "/" in spec or spec.startswith((".", "~"))
-                       or spec.lower().endswith(_VECTOR_SUFFIXES))
+    looks_like_path = (
+        os.sep in spec
+        or "/" in spec
+        or spec.startswith((".", "~"))
+        or spec.lower().endswith(_VECTOR_SUFFIXES)
+    )
     if not path.exists() and looks_like_path:
         raise ValueError(f"--vectors {spec!r}: no such file or directory.")
     from sts_extras.vectors import WordVectors
@@ -351,8 +381,10 @@ def _load_vectors(spec: str, cache_dir: Path) -> Any:
 def _vector_models(vectors: Any, sif: bool) -> list[Any]:
     from sts_extras import models
 
-    return [getattr(models, cls_name)(vectors, sif=sif, **options)
-            for _, cls_name, options in VECTOR_METHODS]
+    return [
+        getattr(models, cls_name)(vectors, sif=sif, **options)
+        for _, cls_name, options in VECTOR_METHODS
+    ]
 
 
 def resolve_models(
@@ -391,24 +423,42 @@ def resolve_models(
             source = getattr(meta, "name", None) or type(spec).__name__
             own = getattr(spec, "name", None)  # sts_extras models: "DynaMax-Jaccard (vectors)"
             name = own if isinstance(own, str) and own else source.rsplit("/", 1)[-1]
-            entries.append(ModelEntry(name=name, kind="mteb-model", source=source,
-                                      build=lambda model=spec: model))
+            entries.append(
+                ModelEntry(
+                    name=name, kind="mteb-model", source=source, build=lambda model=spec: model
+                )
+            )
             continue
         display, mteb_name, local = _resolve_sentence_transformer(spec)
-        entries.append(ModelEntry(name=display, kind="sentence-transformers", source=spec,
-                                  build=_sentence_transformer_builder(mteb_name, local, cache_dir)))
+        entries.append(
+            ModelEntry(
+                name=display,
+                kind="sentence-transformers",
+                source=spec,
+                build=_sentence_transformer_builder(mteb_name, local, cache_dir),
+            )
+        )
     loaded = [(_load_vectors(spec, cache_dir), spec) for spec in vectors or []]
     for word_vectors, spec in loaded:
         for model in _vector_models(word_vectors, sif):  # cheap: the vectors are loaded
-            entries.append(ModelEntry(name=model.name, kind="word-vectors", source=spec,
-                                      build=lambda model=model: model))
+            entries.append(
+                ModelEntry(
+                    name=model.name,
+                    kind="word-vectors",
+                    source=spec,
+                    build=lambda model=model: model,
+                )
+            )
     seen: dict[str, int] = {}
     unique = []
     for entry in entries:  # the same source given twice: keep both, distinguishable
         count = seen.get(entry.name, 0) + 1
         seen[entry.name] = count
-        unique.append(entry if count == 1 else
-                      ModelEntry(f"{entry.name} #{count}", entry.kind, entry.source, entry.build))
+        unique.append(
+            entry
+            if count == 1
+            else ModelEntry(f"{entry.name} #{count}", entry.kind, entry.source, entry.build)
+        )
     return unique
 
 
@@ -420,8 +470,11 @@ def resolve_baseline(baseline: str | None, entries: Sequence[ModelEntry]) -> str
     """
     names = [entry.name for entry in entries]
     if baseline is None:
-        averaged = [e.name for e in entries
-                    if e.kind == "word-vectors" and e.name.startswith(VECTOR_METHODS[0][0])]
+        averaged = [
+            e.name
+            for e in entries
+            if e.kind == "word-vectors" and e.name.startswith(VECTOR_METHODS[0][0])
+        ]
         return averaged[0] if averaged else names[0]
     lowered = baseline.lower()
     exact = [name for name in names if name.lower() == lowered]
@@ -431,12 +484,15 @@ def resolve_baseline(baseline: str | None, entries: Sequence[ModelEntry]) -> str
     if len(partial) == 1:
         return partial[0]
     if len(partial) > 1:
-        raise ValueError(f"--baseline {baseline!r} matches several models: "
-                         f"{', '.join(partial)}; give the full name.")
+        raise ValueError(
+            f"--baseline {baseline!r} matches several models: "
+            f"{', '.join(partial)}; give the full name."
+        )
     matches = difflib.get_close_matches(baseline, names, n=5, cutoff=0.4)
     hint = f" Close matches: {', '.join(matches)}." if matches else ""
-    raise ValueError(f"--baseline {baseline!r} is not one of the models of this run "
-                     f"({', '.join(names)}).{hint}")
+    raise ValueError(
+        f"--baseline {baseline!r} is not one of the models of this run ({', '.join(names)}).{hint}"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -497,8 +553,13 @@ def evaluate_models(
                 folder = output / "predictions" / _slug(entry.name)
                 shutil.rmtree(folder, ignore_errors=True)
                 result = mteb.evaluate(
-                    model, list(tasks), cache=results_cache, overwrite_strategy="always",
-                    prediction_folder=folder, raise_error=False, co2_tracker=False,
+                    model,
+                    list(tasks),
+                    cache=results_cache,
+                    overwrite_strategy="always",
+                    prediction_folder=folder,
+                    raise_error=False,
+                    co2_tracker=False,
                     show_progress_bar=False,
                     encode_kwargs={"batch_size": batch_size, "show_progress_bar": False},
                 )
@@ -516,8 +577,9 @@ def evaluate_models(
                 failures[unit.label][entry.name] = errors.get(unit.task_name, "not evaluated")
                 continue
             try:
-                scores = _read_predictions(folder / f"{unit.task_name}_predictions.json",
-                                           unit.subset, unit.split)
+                scores = _read_predictions(
+                    folder / f"{unit.task_name}_predictions.json", unit.subset, unit.split
+                )
             except (OSError, KeyError, ValueError) as error:
                 failures[unit.label][entry.name] = f"no per-pair scores ({_one_line(error)})"
                 continue
@@ -526,9 +588,14 @@ def evaluate_models(
                 if item.get("hf_subset") == unit.subset and "pearson" in item:
                     mteb_pearson[unit.label][entry.name] = float(item["pearson"])
     task_scores = [
-        TaskScores(name=unit.label, gold=unit.gold, score_range=unit.score_range,
-                   predictions=predictions[unit.label], failures=failures[unit.label],
-                   mteb_pearson=mteb_pearson[unit.label])
+        TaskScores(
+            name=unit.label,
+            gold=unit.gold,
+            score_range=unit.score_range,
+            predictions=predictions[unit.label],
+            failures=failures[unit.label],
+            mteb_pearson=mteb_pearson[unit.label],
+        )
         for unit in units
     ]
     return task_scores, model_info
@@ -540,17 +607,20 @@ def _quiet_mteb():
     warns about repeated sentences (DSCS reuses sentences across pairs) and a new cache; its
     metadata helper about parameter counts it cannot infer and a renamed sentence-transformers
     method."""
-    loggers = [logging.getLogger(name) for name in ("mteb.models.cache_wrappers",
-                                                     "mteb.models.model_meta")]
+    loggers = [
+        logging.getLogger(name) for name in ("mteb.models.cache_wrappers", "mteb.models.model_meta")
+    ]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.ERROR)
     try:
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=UserWarning,
-                                    module=r"mteb\.models\.cache_wrappers")
-            warnings.filterwarnings("ignore", category=FutureWarning,
-                                    module=r"mteb\.models\.model_meta")
+            warnings.filterwarnings(
+                "ignore", category=UserWarning, module=r"mteb\.models\.cache_wrappers"
+            )
+            warnings.filterwarnings(
+                "ignore", category=FutureWarning, module=r"mteb\.models\.model_meta"
+            )
             yield
     finally:
         for logger, level in zip(loggers, levels):

@@ -1,4 +1,4 @@
-"""The statistics of the leaderboard, from per-pair scores: plain numpy/scipy over ``sts_extras.stats``.
+"""The statistics of the leaderboard, from per-pair scores: numpy/scipy over ``sts_extras.stats``.
 
 Nothing here knows about MTEB: :func:`score_leaderboard` takes, for every evaluation unit (a task,
 or a subset/split of a multilingual MTEB task), the gold scores and each model's per-pair scores,
@@ -145,15 +145,20 @@ class LeaderboardResult:
         return None
 
 
-def _model_stats(task: TaskScores, model: str, scores: np.ndarray, *, bins: int, n0: float,
-                 round_scores: bool) -> ModelTaskStats:
+def _model_stats(
+    task: TaskScores, model: str, scores: np.ndarray, *, bins: int, n0: float, round_scores: bool
+) -> ModelTaskStats:
     from scipy.stats import pearsonr, spearmanr
 
     from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson
     from sts_extras.stats.ranking import weighted_rank_correlation
 
-    base = dict(task=task.name, model=model, n=int(task.gold.size),
-                mteb_pearson=task.mteb_pearson.get(model))
+    base = dict(
+        task=task.name,
+        model=model,
+        n=int(task.gold.size),
+        mteb_pearson=task.mteb_pearson.get(model),
+    )
     try:
         scores = as_float_vector(scores, f"scores of {model!r} on {task.name}")
         if scores.size != task.gold.size:
@@ -172,8 +177,9 @@ def _model_stats(task: TaskScores, model: str, scores: np.ndarray, *, bins: int,
         with warnings.catch_warnings():
             # Skipped bins are reported in the table itself.
             warnings.simplefilter("ignore", SkippedSegmentWarning)
-            scaled = scaled_pearson(scores, task.gold, bins=bins, score_range=score_range,
-                                    strategy="width")
+            scaled = scaled_pearson(
+                scores, task.gold, bins=bins, score_range=score_range, strategy="width"
+            )
         binned = dict(
             scaled_pearson=float(scaled.statistic),
             bin_edges=tuple(float(edge) for edge in scaled.edges),
@@ -193,8 +199,15 @@ def _model_stats(task: TaskScores, model: str, scores: np.ndarray, *, bins: int,
     )
 
 
-def _compare(task: TaskScores, model: ModelTaskStats, baseline: ModelTaskStats, *,
-             n_resamples: int, confidence_level: float, seed: int | None) -> ComparisonStats:
+def _compare(
+    task: TaskScores,
+    model: ModelTaskStats,
+    baseline: ModelTaskStats,
+    *,
+    n_resamples: int,
+    confidence_level: float,
+    seed: int | None,
+) -> ComparisonStats:
     from sts_extras.stats.bootstrap import bootstrap_correlation_difference
     from sts_extras.stats.dependent import compare_dependent_correlations
 
@@ -205,11 +218,18 @@ def _compare(task: TaskScores, model: ModelTaskStats, baseline: ModelTaskStats, 
     scores, reference = np.asarray(model.scores), np.asarray(baseline.scores)
     try:
         boot = bootstrap_correlation_difference(
-            scores, reference, task.gold, statistic="pearson", n_resamples=n_resamples,
-            confidence_level=confidence_level, method="BCa", seed=seed,
+            scores,
+            reference,
+            task.gold,
+            statistic="pearson",
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            method="BCa",
+            seed=seed,
         )
-        test = compare_dependent_correlations(scores, reference, task.gold, method="meng1992",
-                                              correlation="pearson")
+        test = compare_dependent_correlations(
+            scores, reference, task.gold, method="meng1992", correlation="pearson"
+        )
     except ValueError as error:
         return ComparisonStats(**base, error=str(error))
     return ComparisonStats(
@@ -300,33 +320,61 @@ def score_leaderboard(
         rows = {}
         for model in models:
             if model in task.predictions:
-                rows[model] = _model_stats(task, model, task.predictions[model], bins=bins,
-                                           n0=n0, round_scores=round_scores)
+                rows[model] = _model_stats(
+                    task,
+                    model,
+                    task.predictions[model],
+                    bins=bins,
+                    n0=n0,
+                    round_scores=round_scores,
+                )
             else:
                 reason = task.failures.get(model, "no scores")
-                rows[model] = ModelTaskStats(task=task.name, model=model, n=int(task.gold.size),
-                                             error=reason)
+                rows[model] = ModelTaskStats(
+                    task=task.name, model=model, n=int(task.gold.size), error=reason
+                )
         ranked = sorted((row for row in rows.values() if row.ok), key=lambda row: -row.pearson)
         ranks = {row.model: rank for rank, row in enumerate(ranked, start=1)}
-        stats.extend(
-            _replace(row, rank=ranks.get(row.model)) for row in rows.values()
-        )
+        stats.extend(_replace(row, rank=ranks.get(row.model)) for row in rows.values())
         task_comparisons = []
         for model in models:
             if model == baseline:
                 continue
-            task_comparisons.append(_compare(task, rows[model], rows[baseline],
-                                             n_resamples=n_resamples,
-                                             confidence_level=confidence_level, seed=seed))
+            task_comparisons.append(
+                _compare(
+                    task,
+                    rows[model],
+                    rows[baseline],
+                    n_resamples=n_resamples,
+                    confidence_level=confidence_level,
+                    seed=seed,
+                )
+            )
             bar.update()
         comparisons.extend(_holm(task_comparisons, alpha))
     bar.close()
-    settings = dict(baseline=baseline, bins=bins, bin_strategy="width", n0=n0,
-                    n_resamples=n_resamples, confidence_level=confidence_level, alpha=alpha,
-                    seed=seed, round_scores=round_scores, bootstrap="BCa",
-                    dependent_test="meng1992", multiple_comparisons="holm")
-    return LeaderboardResult(tasks=tuple(tasks), models=models, baseline=baseline,
-                             stats=tuple(stats), comparisons=tuple(comparisons), settings=settings)
+    settings = dict(
+        baseline=baseline,
+        bins=bins,
+        bin_strategy="width",
+        n0=n0,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        alpha=alpha,
+        seed=seed,
+        round_scores=round_scores,
+        bootstrap="BCa",
+        dependent_test="meng1992",
+        multiple_comparisons="holm",
+    )
+    return LeaderboardResult(
+        tasks=tuple(tasks),
+        models=models,
+        baseline=baseline,
+        stats=tuple(stats),
+        comparisons=tuple(comparisons),
+        settings=settings,
+    )
 
 
 def _holm(comparisons: list[ComparisonStats], alpha: float) -> list[ComparisonStats]:
@@ -338,8 +386,9 @@ def _holm(comparisons: list[ComparisonStats], alpha: float) -> list[ComparisonSt
     adjusted = holm_adjust([comparisons[index].pvalue for index in tested])
     result = list(comparisons)
     for index, p_holm in zip(tested, adjusted):
-        result[index] = _replace(result[index], pvalue_holm=float(p_holm),
-                                 holm_significant=bool(p_holm <= alpha))
+        result[index] = _replace(
+            result[index], pvalue_holm=float(p_holm), holm_significant=bool(p_holm <= alpha)
+        )
     return result
 
 

@@ -456,7 +456,10 @@ class _PooledVectorModel(_StaticVectorModel):
 
     def _embed(self, ids, table, weights, original_ids):
         return pool_word_vectors(
-            ids, vectors=table, weights=weights, mode=self._pool_mode,
+            ids,
+            vectors=table,
+            weights=weights,
+            mode=self._pool_mode,
             max_chunk_bytes=self.max_chunk_bytes,
         )
 

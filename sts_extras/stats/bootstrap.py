@@ -429,8 +429,14 @@ def bootstrap_correlation_difference(
     (0.102, 0.038, 0.184, True)
     """
     p1, p2, ref, statistic, n_resamples, confidence_level, method, rng = _bootstrap_iv(
-        predictions1, predictions2, references,
-        statistic, n_resamples, confidence_level, method, seed,
+        predictions1,
+        predictions2,
+        references,
+        statistic,
+        n_resamples,
+        confidence_level,
+        method,
+        seed,
     )
     n = ref.size
     engine = (_PearsonDelta if statistic == "pearson" else _SpearmanDelta)(ref, p1, p2)

@@ -121,7 +121,7 @@ def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, clo
     strategy = check_choice(strategy, "strategy", _STRATEGIES)
     closed = check_choice(closed, "closed", _CLOSED)
 
-    if isinstance(bins, (str, bytes)) or isinstance(bins, bool):
+    if isinstance(bins, (str, bytes, bool)):
         raise TypeError(
             f"`bins` must be a positive int or a sequence of score edges, got {bins!r}."
         )
@@ -439,4 +439,3 @@ def fisher_mean(rs: Any, weights: Any = None) -> float:
         return float(signs[0])
     z = np.arctanh(rs[used])
     return float(np.tanh(np.dot(weights[used], z) / weights[used].sum()))
-

@@ -27,8 +27,8 @@ References
 
 from __future__ import annotations
 
-import math
 import dataclasses
+import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
@@ -112,9 +112,12 @@ def _check_sample_size(value: Any, name: str = "n") -> int:
     """Sample size as int, at least 4 (every test divides by n - 3)."""
     if isinstance(value, bool) or not isinstance(value, (Integral, Real)):
         raise TypeError(f"`{name}` must be an integer, got {value!r}.")
-    if isinstance(value, Real) and not isinstance(value, Integral):
-        if not float(value).is_integer():
-            raise TypeError(f"`{name}` must be an integer, got {value!r}.")
+    if (
+        isinstance(value, Real)
+        and not isinstance(value, Integral)
+        and not float(value).is_integer()
+    ):
+        raise TypeError(f"`{name}` must be an integer, got {value!r}.")
     value = int(value)
     if value < 4:
         raise ValueError(f"`{name}` must be at least 4 (the tests divide by n - 3), got {value}.")
@@ -276,8 +279,11 @@ def _dependent_statistic(
         difference, variance = r_jk - r_jh, (2 * det + extra) / ((n - 3) * (1 + r_kh))
     elif method == "olkin1967":
         # Olkin (1967) as corrected by Hendrickson & Collins (1970); Glass & Stanley (1970), 14.19.
-        psi = (1 - r_jk**2) ** 2 + (1 - r_jh**2) ** 2 - 2 * r_kh**3 - (2 * r_kh - r_jk * r_jh) * (
-            1 - r_kh**2 - r_jk**2 - r_jh**2
+        psi = (
+            (1 - r_jk**2) ** 2
+            + (1 - r_jh**2) ** 2
+            - 2 * r_kh**3
+            - (2 * r_kh - r_jk * r_jh) * (1 - r_kh**2 - r_jk**2 - r_jh**2)
         )
         difference, variance = r_jk - r_jh, psi / n
     else:
@@ -489,8 +495,13 @@ def compare_dependent_correlations(
             "the references are equal up to sign and the test is undefined."
         )
     result = dependent_correlation_test(
-        r_jk, r_jh, r_kh, p1.size,
-        method=method, alternative=alternative, confidence_level=confidence_level,
+        r_jk,
+        r_jh,
+        r_kh,
+        p1.size,
+        method=method,
+        alternative=alternative,
+        confidence_level=confidence_level,
     )
     return dataclasses.replace(result, correlation=correlation)
 

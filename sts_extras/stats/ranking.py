@@ -84,9 +84,7 @@ def _check_n0(n0: Any) -> float:
 
 
 def _weighted_rank_correlation_iv(predictions: Any, references: Any, n0: Any):
-    predictions, references = as_paired_vectors(
-        3, predictions=predictions, references=references
-    )
+    predictions, references = as_paired_vectors(3, predictions=predictions, references=references)
     check_not_constant(references, "references", what="a rank correlation")
     check_not_constant(predictions, "predictions", what="a rank correlation")
     return predictions, references, _check_n0(n0)
