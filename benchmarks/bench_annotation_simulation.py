@@ -22,12 +22,12 @@ import time
 
 import numpy as np
 
-from sts_extras.annotation.design import _draw_pair_indices, plan_adaptive, plan_uniform
-from sts_extras.annotation.scoring import _BallotScorer
+from sts_extras.annotation.design import draw_pair_indices, plan_adaptive, plan_uniform
+from sts_extras.annotation.scoring import BallotScorer
 from sts_extras.annotation.simulation import (
     PUBLISHED_CODE_SETTINGS,
-    _run_adaptive,
-    _run_uniform,
+    run_adaptive,
+    run_uniform,
     simulate_campaigns,
 )
 from sts_extras.annotation.voters import sample_voters, underlying_similarity
@@ -82,15 +82,15 @@ def baseline_repetition(z: list[float], seed: int) -> tuple[list[int], list[int]
     return uniform, adaptive
 
 
-def vectorised_repetition(z: np.ndarray, seed: int) -> tuple[_BallotScorer, _BallotScorer]:
+def vectorised_repetition(z: np.ndarray, seed: int) -> tuple[BallotScorer, BallotScorer]:
     rng = np.random.default_rng(seed)
     adaptive = plan_adaptive(z.size, m=20)
     uniform = plan_uniform(z.size, n_comparisons=adaptive.n_comparisons)
     panel = sample_voters(z, seed=rng)
     tiebreak = rng.permutation(z.size)
     return (
-        _run_uniform(uniform, panel, tiebreak, rng),
-        _run_adaptive(adaptive, panel, tiebreak, rng),
+        run_uniform(uniform, panel, tiebreak, rng),
+        run_adaptive(adaptive, panel, tiebreak, rng),
     )
 
 
@@ -107,7 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=50)
     args = parser.parse_args()
-    _draw_pair_indices(10, 2, np.random.default_rng(0))  # warm-up
+    draw_pair_indices(10, 2, np.random.default_rng(0))  # warm-up
 
     z = underlying_similarity(990, "exponential")
     base = best_of(lambda s: baseline_repetition(z.tolist(), s), 3)

@@ -1,6 +1,6 @@
 """τ_w speed: sts_extras vs the scipy route, in one process, same inputs.
 
-The scipy route (DESIGN.md) is
+The scipy route (equal to our τ_w, ties included) is
 
     scipy.stats.weightedtau(x, y, rank=np.arange(n), weigher=lambda i: w[i], additive=False)
 

@@ -3,6 +3,9 @@
 Each subcommand lives in the module that owns the feature; that module exposes
 ``add_arguments(parser)`` and ``run(args) -> int``. Heavy libraries are imported inside ``run``,
 so ``sts-extras --help`` stays fast.
+
+A :class:`~sts_extras.errors.UserInputError` (bad option, missing file, unknown name) is printed
+as one line with exit status 2; any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -12,22 +15,25 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from sts_extras.errors import UserInputError
+
 # subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "describe": ("sts_extras.describe", "Summarise a benchmark: scores, lengths, readability."),
-    "leaderboard": ("sts_extras.leaderboard", "Run models x tasks and report every statistic."),
+    "leaderboard": ("sts_extras.leaderboard.cli", "Run models x tasks and report every statistic."),
     "annotate": (
         "sts_extras.annotation.cli",
         "Plan, score and simulate adaptive pairwise vote collection.",
     ),
+    "power": (
+        "sts_extras.power_cli",
+        "Power, sample size and minimal detectable difference of a dependent-correlation test.",
+    ),
 }
 
 
-class UserError(Exception):
-    """An error caused by the user's input: printed as one line, exit status 2."""
-
-
 def build_parser() -> argparse.ArgumentParser:
+    """The ``sts-extras`` parser, one subparser per entry of :data:`SUBCOMMANDS`."""
     from sts_extras import __version__
 
     parser = argparse.ArgumentParser(
@@ -45,11 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``sts-extras``; return the exit status (0, 2 for a user error, 130 if interrupted)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
-    except (UserError, ValueError, TypeError, FileNotFoundError, PermissionError) as error:
+    except UserInputError as error:
         print(f"sts-extras {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -5,6 +5,9 @@ else derives from it: the builders below read it, and the Hub-ready folders unde
 ``dataset_scripts/`` (dataset card with YAML front matter + data files, for ``datasets`` 5.x, which
 refuses loading scripts) are written by :func:`write_hub_folder` and checked against it by a test.
 
+The ``datasets`` library is imported only when a builder is used (:func:`load_dataset`,
+:class:`DSCS`, :class:`STSS131`, ``BUILDERS``), so reading the tables stays light.
+
 Examples
 --------
 >>> from sts_extras.datasets import load_dataset
@@ -18,13 +21,17 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import datasets
+from sts_extras.errors import UserInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
 
 __all__ = [
     "DATASETS",
@@ -45,7 +52,7 @@ _COLUMN_TYPES = {
     "sd": "float64",
     "calibration": "bool",
 }
-_CONVERTERS = {
+_CONVERTERS: dict[str, Callable[[str], Any]] = {
     "int32": int,
     "string": str,
     "float64": float,
@@ -86,11 +93,14 @@ class DatasetSpec:
             if config.name == config_name:
                 return config
         valid = ", ".join(repr(config.name) for config in self.configs)
-        raise ValueError(
+        raise UserInputError(
             f"Unknown config {config_name!r} for dataset {self.name!r}; valid configs: {valid}."
         )
 
     def features(self, config_name: str | None = None) -> datasets.Features:
+        """The ``datasets.Features`` of a configuration."""
+        import datasets
+
         return datasets.Features(
             {
                 column: datasets.Value(_COLUMN_TYPES[column])
@@ -188,11 +198,11 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in (DSCS_SPEC, STSS
 
 
 def get_spec(name: str) -> DatasetSpec:
-    """Return the :class:`DatasetSpec` of ``name``; ``ValueError`` lists the valid names."""
+    """Return the :class:`DatasetSpec` of ``name``; :class:`UserInputError` lists the valid ones."""
     key = name.lower().replace("-", "").replace("_", "") if isinstance(name, str) else name
     if key not in DATASETS:
         valid = ", ".join(repr(known) for known in DATASETS)
-        raise ValueError(f"Unknown dataset {name!r}; valid names: {valid}.")
+        raise UserInputError(f"Unknown dataset {name!r}; valid names: {valid}.")
     return DATASETS[key]
 
 
@@ -236,66 +246,91 @@ def read_rows(name: str, config_name: str | None = None) -> list[dict[str, Any]]
     ]
 
 
-class _PackagedSTSBuilder(datasets.GeneratorBasedBuilder):
-    """A builder whose data is the CSV shipped inside the package (no download)."""
+# --------------------------------------------------------------------------------------------
+# Builders. They subclass `datasets.GeneratorBasedBuilder`, so they are made on first use
+# (module `__getattr__` below): reading the tables and `sts-extras --help` never import `datasets`.
 
-    SPEC: DatasetSpec
-    VERSION = datasets.Version("1.0.0")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # `datasets` names a builder after its module, which both builders share: name it
-        # explicitly, and hash the data so an edited table never reuses a stale cache.
-        kwargs.setdefault("dataset_name", self.SPEC.name)
-        kwargs.setdefault("hash", hashlib.sha256(_data_bytes(self.SPEC)).hexdigest()[:16])
-        super().__init__(*args, **kwargs)
-
-    def _info(self) -> datasets.DatasetInfo:
-        config = self.SPEC.config(self.config.name)
-        return datasets.DatasetInfo(
-            description=f"{self.SPEC.description}\n\nConfig {config.name!r}: {config.description}",
-            features=self.SPEC.features(config.name),
-            citation=self.SPEC.citation,
-            homepage=self.SPEC.homepage,
-            license=self.SPEC.license_note,
-        )
-
-    def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
-        return [datasets.SplitGenerator(name=datasets.Split.TEST)]
-
-    def _generate_examples(self):
-        for row in read_rows(self.SPEC.name, self.config.name):
-            yield row["id"], row
+_BUILDER_ATTRIBUTES = {"DSCS": "dscs", "STSS131": "stss131"}
+# Declared for type checkers and `__all__` only; the values come from `__getattr__`.
+DSCS: type[datasets.GeneratorBasedBuilder]
+STSS131: type[datasets.GeneratorBasedBuilder]
+BUILDERS: dict[str, type[datasets.GeneratorBasedBuilder]]
 
 
-def _builder_configs(spec: DatasetSpec) -> list[datasets.BuilderConfig]:
-    return [
-        datasets.BuilderConfig(
-            name=config.name, version=datasets.Version("1.0.0"), description=config.description
-        )
-        for config in spec.configs
-    ]
+@cache
+def _builders() -> dict[str, type[datasets.GeneratorBasedBuilder]]:
+    """``{dataset name: builder class}``, made once so that each class keeps one identity."""
+    import datasets
+
+    class PackagedSTSBuilder(datasets.GeneratorBasedBuilder):
+        """A builder whose data is the CSV shipped inside the package (no download)."""
+
+        SPEC: DatasetSpec
+        VERSION = datasets.Version("1.0.0")
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            # `datasets` names a builder after its module, which both builders share: name it
+            # explicitly, and hash the data so an edited table never reuses a stale cache.
+            kwargs.setdefault("dataset_name", self.SPEC.name)
+            kwargs.setdefault("hash", hashlib.sha256(_data_bytes(self.SPEC)).hexdigest()[:16])
+            super().__init__(*args, **kwargs)
+
+        def _info(self) -> datasets.DatasetInfo:
+            config = self.SPEC.config(self.config.name)
+            return datasets.DatasetInfo(
+                description=f"{self.SPEC.description}\n\nConfig {config.name!r}: "
+                f"{config.description}",
+                features=self.SPEC.features(config.name),
+                citation=self.SPEC.citation,
+                homepage=self.SPEC.homepage,
+                license=self.SPEC.license_note,
+            )
+
+        def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
+            return [datasets.SplitGenerator(name=datasets.Split.TEST)]
+
+        def _generate_examples(self):
+            for row in read_rows(self.SPEC.name, self.config.name):
+                yield row["id"], row
+
+    def builder_configs(spec: DatasetSpec) -> list[datasets.BuilderConfig]:
+        return [
+            datasets.BuilderConfig(
+                name=config.name, version=datasets.Version("1.0.0"), description=config.description
+            )
+            for config in spec.configs
+        ]
+
+    # `__qualname__` as if defined at module level: repr and pickle name sts_extras.datasets.DSCS
+    class DSCS(PackagedSTSBuilder):
+        """DSCS (Chandrasekaran & Mago, 2020): 50 domain-specific complex sentence pairs, 0-5."""
+
+        __qualname__ = "DSCS"
+        SPEC = DSCS_SPEC
+        BUILDER_CONFIGS = builder_configs(DSCS_SPEC)
+        DEFAULT_CONFIG_NAME = "default"
+
+    class STSS131(PackagedSTSBuilder):
+        """STSS-131 (O'Shea, Bandar & Crockett, 2013): 64 usable short-text pairs, scores 0-4.
+
+        Configs: ``default`` (64 pairs, with ``sd``) and ``all`` (66 pairs, plus ``calibration``).
+        """
+
+        __qualname__ = "STSS131"
+        SPEC = STSS131_SPEC
+        BUILDER_CONFIGS = builder_configs(STSS131_SPEC)
+        DEFAULT_CONFIG_NAME = "default"
+
+    return {"dscs": DSCS, "stss131": STSS131}
 
 
-class DSCS(_PackagedSTSBuilder):
-    """DSCS (Chandrasekaran & Mago, 2020): 50 domain-specific complex sentence pairs, scores 0-5."""
-
-    SPEC = DSCS_SPEC
-    BUILDER_CONFIGS = _builder_configs(DSCS_SPEC)
-    DEFAULT_CONFIG_NAME = "default"
-
-
-class STSS131(_PackagedSTSBuilder):
-    """STSS-131 (O'Shea, Bandar & Crockett, 2013): 64 usable short-text pairs, scores 0-4.
-
-    Configs: ``default`` (64 pairs, with ``sd``) and ``all`` (66 pairs, plus ``calibration``).
-    """
-
-    SPEC = STSS131_SPEC
-    BUILDER_CONFIGS = _builder_configs(STSS131_SPEC)
-    DEFAULT_CONFIG_NAME = "default"
-
-
-BUILDERS: dict[str, type[_PackagedSTSBuilder]] = {"dscs": DSCS, "stss131": STSS131}
+def __getattr__(name: str) -> Any:
+    """``DSCS``, ``STSS131`` (the builder classes) and ``BUILDERS`` (name -> class), on demand."""
+    if name == "BUILDERS":
+        return _builders()
+    if name in _BUILDER_ATTRIBUTES:
+        return _builders()[_BUILDER_ATTRIBUTES[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_dataset(
@@ -321,12 +356,18 @@ def load_dataset(
 
     Raises
     ------
-    ValueError
-        For an unknown dataset or config name (the message lists the valid ones).
+    sts_extras.errors.UserInputError
+        A ``ValueError``: for an unknown dataset or config name (the message lists the valid ones).
+
+    Examples
+    --------
+    >>> import sts_extras  # re-exports this function as sts_extras.load_dataset
+    >>> sts_extras.load_dataset("dscs")["test"].num_rows
+    50
     """
     spec = get_spec(name)
     config = spec.config(config_name)
-    builder = BUILDERS[spec.name](config_name=config.name, cache_dir=cache_dir)
+    builder = _builders()[spec.name](config_name=config.name, cache_dir=cache_dir)
     builder.download_and_prepare()
     return builder.as_dataset()
 

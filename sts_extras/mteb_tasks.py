@@ -25,14 +25,14 @@ models that are not plain embedders (DynaMax) only the model-similarity scores a
 from __future__ import annotations
 
 import hashlib
-import importlib
 from importlib import resources
 from typing import Any
 
 from mteb.abstasks.sts import AbsTaskSTS
-from mteb.abstasks.task_metadata import TaskMetadata
+from mteb.abstasks.task_metadata import SampleCreationMethod, TaskDomain, TaskMetadata
 
 from sts_extras.datasets import DatasetSpec, get_spec
+from sts_extras.integrations.mteb import register_task, registered_task
 
 __all__ = ["DSCS", "STSS131", "TASKS", "register"]
 
@@ -48,7 +48,12 @@ def _revision(spec: DatasetSpec) -> str:
 
 
 def _metadata(
-    spec: DatasetSpec, *, name: str, date: tuple[str, str], domains: list[str], sample_creation: str
+    spec: DatasetSpec,
+    *,
+    name: str,
+    date: tuple[str, str],
+    domains: list[TaskDomain],
+    sample_creation: SampleCreationMethod,
 ) -> TaskMetadata:
     return TaskMetadata(
         name=name,
@@ -111,8 +116,8 @@ class DSCS(_PackagedSTSTask):
         # Definitions from Wikipedia, Simple Wikipedia and Merriam-Webster, paired by the authors.
         sample_creation="found",
     )
-    min_score = _DSCS_SPEC.score_range[0]
-    max_score = _DSCS_SPEC.score_range[1]
+    min_score = _DSCS_SPEC.score_range[0]  # type: ignore[assignment]  # MTEB annotates int
+    max_score = _DSCS_SPEC.score_range[1]  # type: ignore[assignment]  # MTEB annotates int
 
 
 class STSS131(_PackagedSTSTask):
@@ -131,8 +136,8 @@ class STSS131(_PackagedSTSTask):
         domains=["Spoken", "Constructed"],
         sample_creation="created",
     )
-    min_score = _STSS131_SPEC.score_range[0]
-    max_score = _STSS131_SPEC.score_range[1]
+    min_score = _STSS131_SPEC.score_range[0]  # type: ignore[assignment]  # MTEB annotates int
+    max_score = _STSS131_SPEC.score_range[1]  # type: ignore[assignment]  # MTEB annotates int
 
 
 TASKS: dict[str, type[_PackagedSTSTask]] = {"DSCS": DSCS, "STSS131": STSS131}
@@ -141,17 +146,17 @@ TASKS: dict[str, type[_PackagedSTSTask]] = {"DSCS": DSCS, "STSS131": STSS131}
 def register() -> None:
     """Make ``mteb.get_task("DSCS")`` and ``mteb.get_tasks(tasks=["DSCS", "STSS131"])`` work.
 
-    Adds the two tasks to MTEB's in-process registry (``mteb.get_tasks._TASKS_REGISTRY`` and
-    ``TASK_LIST``, which ``get_tasks(task_types=["STS"])`` filters). Idempotent.
+    Adds the two tasks to MTEB's in-process registry (through
+    :func:`sts_extras.integrations.mteb.register_task`; ``get_tasks(task_types=["STS"])`` lists
+    them too). Idempotent.
 
     Raises
     ------
     ValueError
         If MTEB already has a *different* task under one of our names.
     """
-    registry = importlib.import_module("mteb.get_tasks")  # `mteb.get_tasks` is also a function
     for name, cls in TASKS.items():
-        known = registry._TASKS_REGISTRY.get(name)
+        known = registered_task(name)
         if known is cls:
             continue
         if known is not None:
@@ -160,5 +165,4 @@ def register() -> None:
                 f"({known.__module__}.{known.__name__}); "
                 "sts-extras cannot register its own under the same name."
             )
-        registry._TASKS_REGISTRY[name] = cls
-        registry.TASK_LIST = (*registry.TASK_LIST, cls)
+        register_task(name, cls)

@@ -15,7 +15,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import special, stats
 
-from sts_extras.stats import bootstrap as bootstrap_module
+from sts_extras.stats import resampling as resampling_module
 from sts_extras.stats.bootstrap import BootstrapDifferenceResult, bootstrap_correlation_difference
 
 
@@ -108,12 +108,12 @@ def test_interval_within_monte_carlo_error_of_scipy(statistic):
 def test_resampling_by_counts_equals_materialised_resamples(statistic):
     gold, a, b = _data(7, 40, ties=True)
     engine_class = (
-        bootstrap_module._PearsonDelta
+        resampling_module.PearsonDelta
         if statistic == "pearson"
-        else bootstrap_module._SpearmanDelta
+        else resampling_module.SpearmanDelta
     )
     engine = engine_class(gold, a, b)
-    counts = bootstrap_module._draw_counts(np.random.default_rng(3), 60, gold.size)
+    counts = resampling_module.draw_counts(np.random.default_rng(3), 60, gold.size)
     r_ha, r_hb = engine.correlations(counts)
     corr = stats.pearsonr if statistic == "pearson" else stats.spearmanr
     for row, count in enumerate(counts):
@@ -127,9 +127,9 @@ def test_resampling_by_counts_equals_materialised_resamples(statistic):
 def test_fast_jackknife_equals_leave_one_out_loop(statistic, ties):
     gold, a, b = _data(11, 35, ties=ties)
     engine_class = (
-        bootstrap_module._PearsonDelta
+        resampling_module.PearsonDelta
         if statistic == "pearson"
-        else bootstrap_module._SpearmanDelta
+        else resampling_module.SpearmanDelta
     )
     fast = engine_class(gold, a, b).jackknife()
     corr = stats.pearsonr if statistic == "pearson" else stats.spearmanr
@@ -161,7 +161,7 @@ def test_chunk_size_does_not_change_the_result(monkeypatch):
         s: bootstrap_correlation_difference(a, b, gold, statistic=s, n_resamples=1500, seed=4)
         for s in ("pearson", "spearman")
     }
-    monkeypatch.setattr(bootstrap_module, "_CHUNK_ELEMENTS", 90 * 7 + 3)  # 7 resamples per chunk
+    monkeypatch.setattr(resampling_module, "CHUNK_ELEMENTS", 90 * 7 + 3)  # 7 resamples per chunk
     for statistic, expected in reference.items():
         res = bootstrap_correlation_difference(
             a, b, gold, statistic=statistic, n_resamples=1500, seed=4

@@ -1,7 +1,7 @@
 """Specification of `sts_extras.stats.dependent`: tests for comparing correlations.
 
-Expected values are published numbers: the STSS-131 report's worked example (part B of
-../shared/seeds/stss131-oshea-bandar-crockett.txt) and the literature vectors that R's cocor 1.1-4
+Expected values are published numbers: the STSS-131 report's worked example (O'Shea, Bandar &
+Crockett, STSS-131 technical report, part B) and the literature vectors that R's cocor 1.1-4
 checks in its own test suite (tests/testthat/test_cocor.R; each cites its source below). Where a
 source prints k decimals we assert agreement to k decimals: ``atol = 0.5 * 10**-k`` with
 ``rtol = 0`` (i.e. the printed value is our value rounded).

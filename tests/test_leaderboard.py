@@ -537,7 +537,7 @@ def test_a_model_that_cannot_load_is_reported_and_the_exit_status_is_1(
 
 
 def test_sif_names_the_static_models_and_changes_their_scores(vectors_file, env):
-    from sts_extras.leaderboard.runner import resolve_models
+    from sts_extras.leaderboard.resolve import resolve_models
 
     plain = resolve_models(None, [str(vectors_file)])
     weighted = resolve_models(None, [str(vectors_file)], sif=True)

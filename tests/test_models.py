@@ -300,11 +300,17 @@ def test_bad_arguments_are_named(wv):
 def test_docstring_examples_run():
     import doctest
 
-    import sts_extras.models
+    import sts_extras.models.dynamax
+    import sts_extras.models.pooled
     import sts_extras.similarity.fuzzy
     import sts_extras.vectors
 
-    for module in (sts_extras.similarity.fuzzy, sts_extras.vectors, sts_extras.models):
+    for module in (
+        sts_extras.similarity.fuzzy,
+        sts_extras.vectors,
+        sts_extras.models.dynamax,
+        sts_extras.models.pooled,
+    ):
         result = doctest.testmod(
             module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
         )

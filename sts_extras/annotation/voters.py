@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from sts_extras._validation import as_float_vector, check_choice, check_positive_int, check_seed
+from sts_extras.errors import UserInputError, UserInputTypeError
 
 __all__ = [
     "DISTRIBUTIONS",
@@ -112,11 +113,13 @@ def _check_range(value: Any, name: str, *, upper: float | None = None) -> tuple[
     try:
         low, high = (float(bound) for bound in value)
     except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a pair (low, high) of numbers, got {value!r}.") from None
+        raise UserInputTypeError(
+            f"`{name}` must be a pair (low, high) of numbers, got {value!r}."
+        ) from None
     if not (np.isfinite(low) and np.isfinite(high) and 0.0 <= low <= high):
-        raise ValueError(f"`{name}` must satisfy 0 <= low <= high, got ({low}, {high}).")
+        raise UserInputError(f"`{name}` must satisfy 0 <= low <= high, got ({low}, {high}).")
     if upper is not None and high >= upper:
-        raise ValueError(f"`{name}` must stay below {upper}, got ({low}, {high}).")
+        raise UserInputError(f"`{name}` must stay below {upper}, got ({low}, {high}).")
     return low, high
 
 
@@ -125,7 +128,7 @@ def as_similarities(z: Any, name: str = "z") -> np.ndarray:
     z = as_float_vector(z, name, min_size=2)
     outside = np.flatnonzero(np.abs(z) > 1.0)
     if outside.size:
-        raise ValueError(
+        raise UserInputError(
             f"`{name}` must lie in [-1, 1] (§4.1.1); {outside.size} value(s) do not, the first "
             f"at index {outside[0]} ({z[outside[0]]})."
         )
@@ -253,15 +256,15 @@ def simulate_votes(
     [1.0, 0.0, 0.0]
     """
     if not isinstance(panel, VoterPanel):
-        raise TypeError(f"`panel` must be a VoterPanel, got {type(panel).__name__}.")
+        raise UserInputTypeError(f"`panel` must be a VoterPanel, got {type(panel).__name__}.")
     pairs = np.asarray(pairs)
     if pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer):
-        raise ValueError(
+        raise UserInputError(
             f"`pairs` must be an integer array of shape (n_pairs, 2), got dtype {pairs.dtype} "
             f"and shape {pairs.shape}."
         )
     if pairs.size and (pairs.min() < 0 or pairs.max() >= panel.n_items):
-        raise ValueError(
+        raise UserInputError(
             f"`pairs` must index the panel's {panel.n_items} items (0 .. {panel.n_items - 1}), "
             f"got values from {pairs.min()} to {pairs.max()}."
         )

@@ -1,16 +1,219 @@
 """The one module that touches MTEB internals.
 
-Everything sts-extras needs from MTEB beyond its public API lives here, so that an MTEB release
-that moves a private name breaks one module, and ``tests/test_integrations_mteb.py`` says which.
+Everything sts-extras needs from MTEB beyond ``mteb.evaluate``, ``mteb.get_task(s)`` and
+``mteb.ResultCache`` lives here, so that an MTEB release that moves a private name breaks one
+module, and ``tests/test_integrations_mteb.py`` says which:
+
+* the in-process task registry (``mteb.get_tasks._TASKS_REGISTRY`` and ``TASK_LIST``), which has
+  no plugin entry point, so :func:`register_task` adds a task to it;
+* the model registry (``MODEL_REGISTRY``), for known model metadata and close-match hints;
+* the sentence-transformers and embedding-cache wrappers (``SentenceTransformerEncoderWrapper``,
+  ``CachedEmbeddingWrapper``);
+* the per-pair prediction files ``mteb.evaluate(prediction_folder=...)`` writes, and the scores
+  and errors of the ``ModelResult`` it returns;
+* the loggers and warnings of MTEB's harmless chatter, silenced by :func:`quiet_mteb`.
+
+MTEB itself is imported inside the functions: importing this module is free.
 """
 
 from __future__ import annotations
 
-__all__ = ["registered_model_names"]
+import contextlib
+import importlib
+import json
+import logging
+import warnings
+from collections.abc import Iterator, Mapping, MutableMapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "PREDICTION_FILE_SUFFIX",
+    "QUIET_MODULES",
+    "SUPPORTED_MTEB_VERSIONS",
+    "cached_sentence_transformer",
+    "evaluated_tasks",
+    "failed_tasks",
+    "is_supported_mteb_version",
+    "prediction_file",
+    "quiet_mteb",
+    "read_prediction_scores",
+    "register_task",
+    "registered_model_meta",
+    "registered_model_names",
+    "registered_task",
+    "reported_pearson",
+    "task_registry",
+]
+
+#: The MTEB releases these adapters are written and tested for: (lowest supported, first
+#: unsupported), compared on (major, minor).
+SUPPORTED_MTEB_VERSIONS = ((2, 26), (2, 27))
+
+#: ``mteb.evaluate(prediction_folder=F)`` writes ``F/<task name><suffix>`` for each task.
+PREDICTION_FILE_SUFFIX = "_predictions.json"
+# Keys of one (subset, split) entry of a prediction file: the model's own similarity (None when
+# the model has none) and the cosine of the embeddings, which MTEB falls back to.
+_SIMILARITY_KEY = "similarity_scores"
+_COSINE_KEY = "cosine_scores"
+
+#: (logger and warning module, warning category) of MTEB's harmless chatter while a model is
+#: wrapped and evaluated: its embedding cache warns about repeated sentences (DSCS reuses sentences
+#: across pairs) and a new cache; its metadata helper about parameter counts it cannot infer and a
+#: renamed sentence-transformers method.
+QUIET_MODULES: tuple[tuple[str, type[Warning]], ...] = (
+    ("mteb.models.cache_wrappers", UserWarning),
+    ("mteb.models.model_meta", FutureWarning),
+)
 
 
+# --------------------------------------------------------------------------------------------
+# version
+# --------------------------------------------------------------------------------------------
+def is_supported_mteb_version(version: str | None = None) -> bool:
+    """Is ``version`` (default: the installed MTEB) within :data:`SUPPORTED_MTEB_VERSIONS`?"""
+    text = version if version is not None else metadata.version("mteb")
+    major, minor = (int(part) for part in text.split(".")[:2])
+    low, high = SUPPORTED_MTEB_VERSIONS
+    return low <= (major, minor) < high
+
+
+# --------------------------------------------------------------------------------------------
+# task registry
+# --------------------------------------------------------------------------------------------
+def _get_tasks_module() -> Any:
+    # `mteb.get_tasks` is also a function, which shadows the module as an attribute of `mteb`.
+    return importlib.import_module("mteb.get_tasks")
+
+
+def task_registry() -> MutableMapping[str, type]:
+    """MTEB's in-process task registry: task name -> task class (what ``get_task`` looks up)."""
+    return _get_tasks_module()._TASKS_REGISTRY
+
+
+def registered_task(name: str) -> type | None:
+    """The task class MTEB has under ``name`` (exact spelling), or None."""
+    return task_registry().get(name)
+
+
+def register_task(name: str, cls: type) -> None:
+    """Add ``cls`` under ``name`` to MTEB's registry and to the list ``get_tasks`` filters."""
+    module = _get_tasks_module()
+    module._TASKS_REGISTRY[name] = cls
+    module.TASK_LIST = (*module.TASK_LIST, cls)
+
+
+# --------------------------------------------------------------------------------------------
+# models
+# --------------------------------------------------------------------------------------------
 def registered_model_names() -> list[str]:
     """Names of the models in MTEB's model registry (for close-match hints)."""
     from mteb.models.model_implementations import MODEL_REGISTRY
 
     return list(MODEL_REGISTRY)
+
+
+def registered_model_meta(name: str) -> Any | None:
+    """MTEB's ``ModelMeta`` of a model it knows by ``name`` (a Hub id), or None."""
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    return MODEL_REGISTRY.get(name)
+
+
+def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_root: Path) -> Any:
+    """Wrap a ``SentenceTransformer`` as an MTEB encoder whose embeddings are cached on disk.
+
+    Parameters
+    ----------
+    model : sentence_transformers.SentenceTransformer
+        The loaded model.
+    name : str
+        The model's name in MTEB's results (a Hub id, or ``"local/<name>"``). A model MTEB knows
+        keeps its registry metadata, under this name and ``revision``.
+    revision : str
+        Names the exact model files (MTEB's results and the cache are kept per revision).
+    cache_root : pathlib.Path
+        The embeddings go to ``cache_root/<name as path>/<revision>/<task>/``.
+
+    Returns
+    -------
+    mteb.models.cache_wrappers.CachedEmbeddingWrapper
+    """
+    from mteb.models.cache_wrappers import CachedEmbeddingWrapper
+    from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
+
+    wrapper = SentenceTransformerEncoderWrapper(model)
+    known = registered_model_meta(name)
+    meta = known if known is not None else wrapper.mteb_model_meta
+    wrapper.mteb_model_meta = meta.model_copy(update={"name": name, "revision": revision})
+    folder = cache_root / wrapper.mteb_model_meta.model_name_as_path() / revision
+    return CachedEmbeddingWrapper(wrapper, folder)
+
+
+@contextlib.contextmanager
+def quiet_mteb() -> Iterator[None]:
+    """Silence MTEB's harmless log messages and warnings while wrapping and evaluating a model."""
+    loggers = [logging.getLogger(module) for module, _ in QUIET_MODULES]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            for module, category in QUIET_MODULES:
+                warnings.filterwarnings(
+                    "ignore", category=category, module=module.replace(".", r"\.")
+                )
+            yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+# --------------------------------------------------------------------------------------------
+# results of mteb.evaluate
+# --------------------------------------------------------------------------------------------
+def prediction_file(folder: Path, task_name: str) -> Path:
+    """Where ``mteb.evaluate(prediction_folder=folder)`` writes the per-pair scores of a task."""
+    return folder / f"{task_name}{PREDICTION_FILE_SUFFIX}"
+
+
+def read_prediction_scores(path: Path, subset: str, split: str) -> np.ndarray:
+    """The per-pair scores of one subset and split of an STS prediction file, as MTEB used them.
+
+    MTEB correlates the model's own similarity scores with the gold scores, or the cosine of the
+    embeddings when the model has no similarity function; so does this.
+
+    Raises
+    ------
+    OSError, KeyError, ValueError
+        The file is missing, lacks the subset/split, or is not valid JSON.
+    """
+    with path.open(encoding="utf-8") as handle:
+        stored = json.load(handle)
+    scores = stored[subset][split]
+    values = scores.get(_SIMILARITY_KEY)
+    if values is None:
+        values = scores[_COSINE_KEY]
+    return np.asarray(values, dtype=np.float64)
+
+
+def failed_tasks(model_result: Any) -> dict[str, str]:
+    """Task name -> error message, for the tasks ``mteb.evaluate`` caught an exception on."""
+    return {item.task_name: str(item.exception) for item in model_result.exceptions or ()}
+
+
+def evaluated_tasks(model_result: Any) -> dict[str, Any]:
+    """Task name -> ``TaskResult``, for the tasks ``mteb.evaluate`` has scores of."""
+    return {task_result.task_name: task_result for task_result in model_result.task_results}
+
+
+def reported_pearson(task_result: Any, subset: str, split: str) -> float | None:
+    """The ``pearson`` a ``TaskResult`` holds for one subset and split (None if it has none)."""
+    scores: Mapping[str, list[dict[str, Any]]] = task_result.scores
+    for item in scores.get(split, []):
+        if item.get("hf_subset") == subset and "pearson" in item:
+            return float(item["pearson"])
+    return None

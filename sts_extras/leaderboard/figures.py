@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sts_extras.leaderboard.runner import _slug
-from sts_extras.leaderboard.scoring import LeaderboardResult
+from sts_extras.leaderboard.evaluation import slug
+from sts_extras.leaderboard.scoring import LeaderboardResult, ModelTaskFailure
 from sts_extras.stats.correlation import assign_segments
 
 __all__ = ["forest_plot", "scatter_plot", "write_figures"]
@@ -35,7 +35,7 @@ def scatter_plot(result: LeaderboardResult, task: str, path: Path) -> Path:
     lines = math.ceil(len(rows) / columns)
     figure = _figure(4.2 * columns, 3.6 * lines)
     axes = figure.subplots(lines, columns, squeeze=False)
-    edges = next((row.bin_edges for row in rows if row.bin_edges), ())
+    edges = result.bin_edges(task)
     ids = assign_segments(unit.gold, edges) if edges else np.zeros(unit.gold.size, dtype=int)
     for axis, row in zip(axes.flat, rows):
         title = row.model + (" — baseline" if row.model == result.baseline else "")
@@ -45,7 +45,7 @@ def scatter_plot(result: LeaderboardResult, task: str, path: Path) -> Path:
         axis.tick_params(labelsize=7)
         low, high = unit.score_range
         axis.set_xlim(low - 0.04 * (high - low), high + 0.04 * (high - low))
-        if not row.ok:
+        if isinstance(row, ModelTaskFailure):
             axis.text(0.5, 0.5, "failed", ha="center", va="center", transform=axis.transAxes)
             continue
         scores = np.asarray(row.scores)
@@ -89,19 +89,19 @@ def scatter_plot(result: LeaderboardResult, task: str, path: Path) -> Path:
 
 def forest_plot(result: LeaderboardResult, path: Path) -> Path | None:
     """Δr = r(model) − r(baseline) with BCa intervals, grouped by task; None if no comparison."""
-    items = [item for item in result.comparisons if item.delta is not None]
+    items = [(item, item.delta) for item in result.comparisons if item.delta is not None]
     if not items:
         return None
     level = result.settings.get("confidence_level", 0.95)
     figure = _figure(7.5, 0.42 * len(items) + 1.4)
     axis = figure.subplots()
     labels = []
-    for position, item in enumerate(items):
+    for position, (item, delta) in enumerate(items):
         y = len(items) - 1 - position
-        colour = "#1b9e77" if item.delta > 0 else "#d95f02"
+        colour = "#1b9e77" if delta > 0 else "#d95f02"
         axis.plot([item.ci_low, item.ci_high], [y, y], color=colour, linewidth=2)
         axis.plot(
-            item.delta,
+            delta,
             y,
             marker="o",
             color=colour,
@@ -125,7 +125,7 @@ def forest_plot(result: LeaderboardResult, path: Path) -> Path | None:
 def write_figures(result: LeaderboardResult, output: Path) -> list[Path]:
     """Write ``scatter_<task>.png`` for every unit and ``forest.png``; return the paths."""
     paths = [
-        scatter_plot(result, task.name, output / f"scatter_{_slug(task.name)}.png")
+        scatter_plot(result, task.name, output / f"scatter_{slug(task.name)}.png")
         for task in result.tasks
     ]
     forest = forest_plot(result, output / "forest.png")

@@ -14,9 +14,24 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sts_extras.leaderboard.scoring import ComparisonStats, LeaderboardResult, ModelTaskStats
+from sts_extras.leaderboard.scoring import (
+    ComparisonStats,
+    LeaderboardResult,
+    ModelTaskFailure,
+    ModelTaskRow,
+    ModelTaskStats,
+)
 
-__all__ = ["CSV_COLUMNS", "to_markdown", "write_csv", "write_json", "write_markdown"]
+__all__ = [
+    "CSV_COLUMNS",
+    "result_record",
+    "task_table",
+    "to_json_dict",
+    "to_markdown",
+    "write_csv",
+    "write_json",
+    "write_markdown",
+]
 
 CSV_COLUMNS = (
     "task",
@@ -84,13 +99,36 @@ def _cell(text: str) -> str:
 def _comparison_cells(item: ComparisonStats | None, is_baseline: bool) -> list[str]:
     if is_baseline:
         return ["baseline", "", ""]
-    if item is None or item.delta is None:
+    if item is None or item.delta is None or item.ci_low is None or item.ci_high is None:
         reason = item.error if item is not None and item.error else "no comparison"
         return [f"— ({_cell(reason)})", "—", "—"]
     mark = " †" if item.bca_significant else ""
     star = " *" if item.holm_significant else ""
     interval = f"{_signed(item.delta)} [{_signed(item.ci_low)}, {_signed(item.ci_high)}]{mark}"
     return [interval, f"{item.statistic:.2f}", f"{_p(item.pvalue_holm)}{star}"]
+
+
+def result_record(row: ModelTaskRow) -> dict[str, Any]:
+    """One model × unit as a flat record: the same keys, in the same order, for a failure."""
+    if isinstance(row, ModelTaskStats):
+        return {**dataclasses.asdict(row), "error": None}
+    return {
+        "task": row.task,
+        "model": row.model,
+        "n": row.n,
+        "rank": None,
+        "pearson": None,
+        "spearman": None,
+        "scaled_pearson": None,
+        "bin_edges": (),
+        "bin_r": (),
+        "bin_sizes": (),
+        "rho_w": None,
+        "tau_w": None,
+        "mteb_pearson": row.mteb_pearson,
+        "scores": row.scores,
+        "error": row.error,
+    }
 
 
 def task_table(result: LeaderboardResult, task: str) -> str:
@@ -103,8 +141,8 @@ def task_table(result: LeaderboardResult, task: str) -> str:
     for row in result.stats_for(task):
         is_baseline = row.model == result.baseline
         name = _cell(row.model)  # the Δr column says "baseline"
-        if not row.ok:
-            cells = ["–", name, f"failed: {_cell(row.error or '')}", *[""] * 8]
+        if isinstance(row, ModelTaskFailure):
+            cells = ["–", name, f"failed: {_cell(row.error)}", *[""] * 8]
         else:
             cells = [
                 str(row.rank),
@@ -134,7 +172,7 @@ def to_markdown(result: LeaderboardResult) -> str:
         low, high = task.score_range
         out += ["", f"## {task.name} — {task.gold.size} pairs, gold {low:g}–{high:g}", ""]
         out.append(task_table(result, task.name))
-        edges = next((row.bin_edges for row in result.stats_for(task.name) if row.bin_edges), ())
+        edges = result.bin_edges(task.name)
         if edges:
             out += ["", f"Bins (gold score): {_bin_ranges(edges)}."]
     level = settings.get("confidence_level", 0.95)
@@ -193,21 +231,22 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                 comparison = item or ComparisonStats(
                     task=task.name, model=row.model, baseline=result.baseline
                 )
+                values = result_record(row)
                 record = (
-                    row.task,
-                    row.rank,
-                    row.model,
+                    values["task"],
+                    values["rank"],
+                    values["model"],
                     row.model == result.baseline,
-                    row.n,
-                    row.pearson,
-                    row.spearman,
-                    row.scaled_pearson,
-                    _join(row.bin_edges),
-                    _join(row.bin_r),
-                    _join(row.bin_sizes),
-                    row.rho_w,
-                    row.tau_w,
-                    row.mteb_pearson,
+                    values["n"],
+                    values["pearson"],
+                    values["spearman"],
+                    values["scaled_pearson"],
+                    _join(values["bin_edges"]),
+                    _join(values["bin_r"]),
+                    _join(values["bin_sizes"]),
+                    values["rho_w"],
+                    values["tau_w"],
+                    values["mteb_pearson"],
                     comparison.delta,
                     comparison.ci_low,
                     comparison.ci_high,
@@ -216,7 +255,7 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                     comparison.pvalue,
                     comparison.pvalue_holm,
                     comparison.holm_significant,
-                    row.error or comparison.error,
+                    values["error"] or comparison.error,
                 )
                 writer.writerow([_csv_value(value) for value in record])
     return path
@@ -254,7 +293,7 @@ def to_json_dict(
                 }
                 for task in result.tasks
             ],
-            "results": [dataclasses.asdict(row) for row in result.stats],
+            "results": [result_record(row) for row in result.stats],
             "comparisons": [dataclasses.asdict(item) for item in result.comparisons],
         }
     )

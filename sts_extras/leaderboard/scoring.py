@@ -2,8 +2,8 @@
 
 Nothing here knows about MTEB: :func:`score_leaderboard` takes, for every evaluation unit (a task,
 or a subset/split of a multilingual MTEB task), the gold scores and each model's per-pair scores,
-and returns every number the reports show. The runner (:mod:`sts_extras.leaderboard.runner`) only
-gathers those scores from ``mteb.evaluate``.
+and returns every number the reports show. :mod:`sts_extras.leaderboard.evaluation` only gathers
+those scores from ``mteb.evaluate``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,10 +21,16 @@ from sts_extras._validation import (
     check_open_unit_interval,
     check_positive_int,
 )
+from sts_extras.errors import UserInputError
+
+if TYPE_CHECKING:
+    from sts_extras.stats.ranking import WeightedRankCorrelationResult
 
 __all__ = [
     "ComparisonStats",
     "LeaderboardResult",
+    "ModelTaskFailure",
+    "ModelTaskRow",
     "ModelTaskStats",
     "TaskScores",
     "score_leaderboard",
@@ -65,35 +71,65 @@ class TaskScores:
 
 @dataclass(frozen=True)
 class ModelTaskStats:
-    """The statistics of one model on one evaluation unit (``error`` set when it has none).
+    """The statistics of one model on one evaluation unit where it has usable scores.
 
     ``pearson``/``spearman`` are plain r and ρ; ``scaled_pearson`` is the mean of the per-bin r
-    over the valid bins (Atoum 2019, Eq. 3); ``bin_r``/``bin_sizes`` list every bin (``None``
-    where a bin has fewer than 3 pairs or a constant side); ``rho_w``/``tau_w`` are Lombardo et
-    al.'s (2020) top-rank-weighted correlations (Eq. 8, n0 = 2); ``rank`` orders the models of
-    the unit by ``pearson`` (1 = best).
+    over the valid bins (Atoum 2019, Eq. 3), None when no bin is valid; ``bin_r``/``bin_sizes``
+    list every bin (``None`` where a bin has fewer than 3 pairs or a constant side);
+    ``rho_w``/``tau_w`` are Lombardo et al.'s (2020) top-rank-weighted correlations (Eq. 8,
+    n0 = 2); ``rank`` orders the models of the unit by ``pearson`` (1 = best); ``scores`` are the
+    per-pair scores every statistic was computed on.
     """
 
     task: str
     model: str
     n: int
-    rank: int | None = None
-    pearson: float | None = None
-    spearman: float | None = None
-    scaled_pearson: float | None = None
-    bin_edges: tuple[float, ...] = ()
-    bin_r: tuple[float | None, ...] = ()
-    bin_sizes: tuple[int, ...] = ()
-    rho_w: float | None = None
-    tau_w: float | None = None
-    mteb_pearson: float | None = None
-    scores: tuple[float, ...] = field(default=(), repr=False)
-    error: str | None = None
+    rank: int
+    pearson: float
+    spearman: float
+    scaled_pearson: float | None
+    bin_edges: tuple[float, ...]
+    bin_r: tuple[float | None, ...]
+    bin_sizes: tuple[int, ...]
+    rho_w: float
+    tau_w: float
+    mteb_pearson: float | None
+    scores: tuple[float, ...] = field(repr=False)
 
     @property
     def ok(self) -> bool:
-        """True when the model has scores and statistics on this unit."""
-        return self.error is None
+        """True: the model has scores and statistics on this unit."""
+        return True
+
+
+@dataclass(frozen=True)
+class ModelTaskFailure:
+    """One model on one evaluation unit without statistics, and why.
+
+    ``error`` says what went wrong (the model failed on the task, or its scores cannot be
+    correlated, e.g. constant); ``scores`` keeps whatever per-pair scores it had.
+    """
+
+    task: str
+    model: str
+    n: int
+    error: str
+    mteb_pearson: float | None = None
+    scores: tuple[float, ...] = field(default=(), repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """False: the model has no statistics on this unit."""
+        return False
+
+    @property
+    def rank(self) -> None:
+        """None: a failed model is not ranked."""
+        return None
+
+
+#: A row of :attr:`LeaderboardResult.stats`.
+ModelTaskRow = ModelTaskStats | ModelTaskFailure
 
 
 @dataclass(frozen=True)
@@ -128,14 +164,25 @@ class LeaderboardResult:
     tasks: tuple[TaskScores, ...]
     models: tuple[str, ...]
     baseline: str
-    stats: tuple[ModelTaskStats, ...]
+    stats: tuple[ModelTaskRow, ...]
     comparisons: tuple[ComparisonStats, ...]
     settings: Mapping[str, Any]
 
-    def stats_for(self, task: str) -> list[ModelTaskStats]:
+    def stats_for(self, task: str) -> list[ModelTaskRow]:
         """The rows of one unit, best first (failed models last, in run order)."""
         rows = [row for row in self.stats if row.task == task]
         return sorted(rows, key=lambda row: (row.rank is None, row.rank or 0))
+
+    def bin_edges(self, task: str) -> tuple[float, ...]:
+        """The gold-score bin edges of a unit (the same for every scored model), or ()."""
+        return next(
+            (
+                row.bin_edges
+                for row in self.stats
+                if row.task == task and isinstance(row, ModelTaskStats) and row.bin_edges
+            ),
+            (),
+        )
 
     def comparison(self, task: str, model: str) -> ComparisonStats | None:
         """The comparison of ``model`` with the baseline on ``task`` (None for the baseline)."""
@@ -145,20 +192,12 @@ class LeaderboardResult:
         return None
 
 
-def _model_stats(
-    task: TaskScores, model: str, scores: np.ndarray, *, bins: int, n0: float, round_scores: bool
-) -> ModelTaskStats:
-    from scipy.stats import pearsonr, spearmanr
-
-    from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson
+def _usable_scores(
+    task: TaskScores, model: str, scores: Any, *, n0: float, round_scores: bool
+) -> tuple[np.ndarray, WeightedRankCorrelationResult] | ModelTaskFailure:
+    """The checked (and rounded) scores of a model with their ρ_w/τ_w, or why it has none."""
     from sts_extras.stats.ranking import weighted_rank_correlation
 
-    base = dict(
-        task=task.name,
-        model=model,
-        n=int(task.gold.size),
-        mteb_pearson=task.mteb_pearson.get(model),
-    )
     try:
         scores = as_float_vector(scores, f"scores of {model!r} on {task.name}")
         if scores.size != task.gold.size:
@@ -168,7 +207,31 @@ def _model_stats(
         check_not_constant(scores, f"scores of {model!r} on {task.name}", what="r")
         weighted = weighted_rank_correlation(scores, task.gold, n0=n0)
     except ValueError as error:
-        return ModelTaskStats(**base, scores=_as_tuple(scores), error=str(error))
+        return ModelTaskFailure(
+            task=task.name,
+            model=model,
+            n=int(task.gold.size),
+            error=str(error),
+            mteb_pearson=task.mteb_pearson.get(model),
+            scores=_as_tuple(scores),
+        )
+    return scores, weighted
+
+
+def _model_stats(
+    task: TaskScores,
+    model: str,
+    scores: np.ndarray,
+    weighted: WeightedRankCorrelationResult,
+    *,
+    pearson: float,
+    rank: int,
+    bins: int,
+) -> ModelTaskStats:
+    from scipy.stats import spearmanr
+
+    from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson
+
     # The scaled Pearson can be undefined alone (no bin with 3 pairs and two distinct scores):
     # the row keeps its other statistics and shows the scaled value as missing.
     low, high = task.score_range
@@ -180,29 +243,72 @@ def _model_stats(
             scaled = scaled_pearson(
                 scores, task.gold, bins=bins, score_range=score_range, strategy="width"
             )
-        binned = dict(
-            scaled_pearson=float(scaled.statistic),
-            bin_edges=tuple(float(edge) for edge in scaled.edges),
-            bin_r=tuple(None if r is None else float(r) for r in scaled.segment_r),
-            bin_sizes=tuple(int(size) for size in scaled.segment_sizes),
-        )
     except ValueError:
-        binned = {}
+        scaled = None
     return ModelTaskStats(
-        **base,
-        pearson=float(pearsonr(scores, task.gold).statistic),
+        task=task.name,
+        model=model,
+        n=int(task.gold.size),
+        rank=rank,
+        pearson=pearson,
         spearman=float(spearmanr(scores, task.gold).statistic),
-        **binned,
+        scaled_pearson=None if scaled is None else float(scaled.statistic),
+        bin_edges=() if scaled is None else tuple(float(edge) for edge in scaled.edges),
+        bin_r=()
+        if scaled is None
+        else tuple(None if r is None else float(r) for r in scaled.segment_r),
+        bin_sizes=() if scaled is None else tuple(int(size) for size in scaled.segment_sizes),
         rho_w=float(weighted.rho_w),
         tau_w=float(weighted.tau_w),
+        mteb_pearson=task.mteb_pearson.get(model),
         scores=tuple(scores.tolist()),
     )
 
 
+def _task_rows(
+    task: TaskScores, models: Sequence[str], *, bins: int, n0: float, round_scores: bool
+) -> dict[str, ModelTaskRow]:
+    """The row of every model on one unit, in run order; ranks follow Pearson r (1 = best)."""
+    from scipy.stats import pearsonr
+
+    usable: dict[str, tuple[np.ndarray, WeightedRankCorrelationResult]] = {}
+    failed: dict[str, ModelTaskFailure] = {}
+    for model in models:
+        if model not in task.predictions:
+            reason = task.failures.get(model, "no scores")
+            failed[model] = ModelTaskFailure(
+                task=task.name, model=model, n=int(task.gold.size), error=reason
+            )
+            continue
+        outcome = _usable_scores(
+            task, model, task.predictions[model], n0=n0, round_scores=round_scores
+        )
+        if isinstance(outcome, ModelTaskFailure):
+            failed[model] = outcome
+        else:
+            usable[model] = outcome
+    pearson = {
+        model: float(pearsonr(scores, task.gold).statistic) for model, (scores, _) in usable.items()
+    }
+    ranks = {
+        model: rank for rank, model in enumerate(sorted(usable, key=lambda m: -pearson[m]), start=1)
+    }
+    rows: dict[str, ModelTaskRow] = {}
+    for model in models:
+        if model in failed:
+            rows[model] = failed[model]
+        else:
+            scores, weighted = usable[model]
+            rows[model] = _model_stats(
+                task, model, scores, weighted, pearson=pearson[model], rank=ranks[model], bins=bins
+            )
+    return rows
+
+
 def _compare(
     task: TaskScores,
-    model: ModelTaskStats,
-    baseline: ModelTaskStats,
+    model: ModelTaskRow,
+    baseline: ModelTaskRow,
     *,
     n_resamples: int,
     confidence_level: float,
@@ -211,9 +317,9 @@ def _compare(
     from sts_extras.stats.bootstrap import bootstrap_correlation_difference
     from sts_extras.stats.dependent import compare_dependent_correlations
 
-    base = dict(task=task.name, model=model.model, baseline=baseline.model)
-    if not model.ok or not baseline.ok:
-        failed = model if not model.ok else baseline
+    base: dict[str, Any] = dict(task=task.name, model=model.model, baseline=baseline.model)
+    if isinstance(model, ModelTaskFailure) or isinstance(baseline, ModelTaskFailure):
+        failed = model if isinstance(model, ModelTaskFailure) else baseline
         return ComparisonStats(**base, error=f"{failed.model} has no scores on {task.name}")
     scores, reference = np.asarray(model.scores), np.asarray(baseline.scores)
     try:
@@ -299,12 +405,14 @@ def score_leaderboard(
 
     Raises
     ------
-    ValueError
+    UserInputError
         If ``baseline`` is not one of ``models``, or an option is out of range.
     """
     models = tuple(models)
     if baseline not in models:
-        raise ValueError(f"`baseline` must be one of the models {list(models)}; got {baseline!r}.")
+        raise UserInputError(
+            f"`baseline` must be one of the models {list(models)}; got {baseline!r}."
+        )
     bins = check_positive_int(bins, "bins")
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
@@ -312,30 +420,13 @@ def score_leaderboard(
     if seed is not None:  # an int, reused by every comparison (a Generator would be shared)
         check_positive_int(seed, "seed", minimum=0)
 
-    stats: list[ModelTaskStats] = []
+    stats: list[ModelTaskRow] = []
     comparisons: list[ComparisonStats] = []
     pending = [(task, model) for task in tasks for model in models if model != baseline]
     bar = _progress(len(pending), "Comparing with the baseline", enabled=progress)
     for task in tasks:
-        rows = {}
-        for model in models:
-            if model in task.predictions:
-                rows[model] = _model_stats(
-                    task,
-                    model,
-                    task.predictions[model],
-                    bins=bins,
-                    n0=n0,
-                    round_scores=round_scores,
-                )
-            else:
-                reason = task.failures.get(model, "no scores")
-                rows[model] = ModelTaskStats(
-                    task=task.name, model=model, n=int(task.gold.size), error=reason
-                )
-        ranked = sorted((row for row in rows.values() if row.ok), key=lambda row: -row.pearson)
-        ranks = {row.model: rank for rank, row in enumerate(ranked, start=1)}
-        stats.extend(_replace(row, rank=ranks.get(row.model)) for row in rows.values())
+        rows = _task_rows(task, models, bins=bins, n0=n0, round_scores=round_scores)
+        stats.extend(rows.values())
         task_comparisons = []
         for model in models:
             if model == baseline:

@@ -5,6 +5,8 @@ on it live in :mod:`sts_extras.models`.
 """
 
 from sts_extras.similarity.fuzzy import (
+    DEFAULT_CHUNK_BYTES,
+    DEFAULT_CHUNK_PAIRS,
     DYNAMAX_MEASURES,
     MAXPOOL_MEASURES,
     average_cosine_similarity,
@@ -17,6 +19,8 @@ from sts_extras.similarity.fuzzy import (
 )
 
 __all__ = [
+    "DEFAULT_CHUNK_BYTES",
+    "DEFAULT_CHUNK_PAIRS",
     "DYNAMAX_MEASURES",
     "MAXPOOL_MEASURES",
     "average_cosine_similarity",

@@ -42,8 +42,11 @@ from typing import Any
 import numpy as np
 
 from sts_extras._validation import check_choice, check_positive_int
+from sts_extras.errors import UserInputError, UserInputTypeError
 
 __all__ = [
+    "DEFAULT_CHUNK_BYTES",
+    "DEFAULT_CHUNK_PAIRS",
     "DYNAMAX_MEASURES",
     "MAXPOOL_MEASURES",
     "average_cosine_similarity",
@@ -117,11 +120,11 @@ class _Table:
         values = self.gather(used)
         bad = np.flatnonzero(~np.all(np.isfinite(values), axis=1))
         if bad.size:
-            raise ValueError(
+            raise UserInputError(
                 f"`vectors` must be finite; row {int(used[bad[0]])} holds NaN or inf "
                 "(after weighting)."
             )
-        raise ValueError(
+        raise UserInputError(
             "The scores overflowed (a dot product of the word vectors is not finite in float64); "
             "rescale the vectors."
         )
@@ -129,7 +132,7 @@ class _Table:
 
 def _lengths_of(sentences: Sequence[Any], name: str) -> list[np.ndarray]:
     if isinstance(sentences, (str, bytes)) or not isinstance(sentences, Sequence | np.ndarray):
-        raise TypeError(
+        raise UserInputTypeError(
             f"`{name}` must be a sequence of sentences (arrays of row ids or of word vectors), "
             f"got {type(sentences).__name__}."
         )
@@ -148,14 +151,14 @@ def _prepare(
     items1 = _lengths_of(sentences1, "sentences1")
     items2 = _lengths_of(sentences2, "sentences2")
     if paired and len(items1) != len(items2):
-        raise ValueError(
+        raise UserInputError(
             f"`sentences1` and `sentences2` must hold the same number of sentences (one pair "
             f"each), got {len(items1)} and {len(items2)}."
         )
     if vectors is None:
         table, ids1, ids2 = _table_from_matrices(items1, items2)
         if weights is not None:
-            raise ValueError(
+            raise UserInputError(
                 "`weights` (one per row of `vectors`) needs `vectors`; with word-vector "
                 "matrices, scale the vectors yourself."
             )
@@ -163,7 +166,7 @@ def _prepare(
     else:
         table = np.asarray(vectors)
         if table.ndim != 2 or not np.issubdtype(table.dtype, np.number):
-            raise ValueError(
+            raise UserInputError(
                 f"`vectors` must be a 2-D numeric array (one row per word), got shape "
                 f"{table.shape} and dtype {table.dtype}."
             )
@@ -173,12 +176,12 @@ def _prepare(
         if weights is not None:
             row_weights = np.asarray(weights, dtype=np.float64)
             if row_weights.shape != (table.shape[0],):
-                raise ValueError(
+                raise UserInputError(
                     f"`weights` must hold one value per row of `vectors` ({table.shape[0]}), got "
                     f"shape {row_weights.shape}."
                 )
             if not np.all(np.isfinite(row_weights)):
-                raise ValueError("`weights` must be finite; it holds NaN or inf.")
+                raise UserInputError("`weights` must be finite; it holds NaN or inf.")
     lengths1 = np.fromiter((ids.size for ids in ids1), dtype=np.int64, count=len(ids1))
     lengths2 = np.fromiter((ids.size for ids in ids2), dtype=np.int64, count=len(ids2))
     ragged1 = _ragged(np.append(_concat_ids(ids1), 0), lengths1)
@@ -217,7 +220,7 @@ def _as_ids(items: list[np.ndarray], name: str, n_rows: int) -> list[np.ndarray]
             for i, item in enumerate(items)
             if item.size and (item.ndim != 1 or not np.issubdtype(item.dtype, np.integer))
         )
-        raise TypeError(
+        raise UserInputTypeError(
             f"`{name}[{index}]` must be a 1-D array of integer row ids into `vectors`, got an "
             f"array of shape {item.shape} and dtype {item.dtype}."
         )
@@ -229,7 +232,7 @@ def _as_ids(items: list[np.ndarray], name: str, n_rows: int) -> list[np.ndarray]
             if item.size and (item.min() < 0 or item.max() >= n_rows)
         )
         value = low if low < 0 else high
-        raise ValueError(
+        raise UserInputError(
             f"`{name}[{index}]` holds row id {value}, outside the {n_rows} rows of `vectors`."
         )
     return items
@@ -240,7 +243,7 @@ def _table_from_matrices(
 ) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
     dims = {item.shape[1] for item in (*items1, *items2) if item.ndim == 2 and item.size}
     if len(dims) > 1:
-        raise ValueError(
+        raise UserInputError(
             f"All word-vector matrices must have the same width; got widths {sorted(dims)}."
         )
     dim = dims.pop() if dims else 1
@@ -252,7 +255,7 @@ def _table_from_matrices(
         if item.size == 0:
             return np.empty(0, dtype=np.int64)
         if item.ndim != 2 or not np.issubdtype(item.dtype, np.number):
-            raise TypeError(
+            raise UserInputTypeError(
                 f"`{name}[{index}]` must be a (tokens, dim) array of word vectors (or row ids "
                 f"with `vectors=`), got shape {item.shape} and dtype {item.dtype}."
             )
@@ -272,7 +275,7 @@ def _table_from_matrices(
 # --------------------------------------------------------------------------------------------
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     # A zero denominator means both fuzzy sets are empty (or all-zero): the score is 0, as the
-    # DESIGN's reference semantics ask, never NaN.
+    # reference semantics (module docstring) ask, never NaN.
     out = np.zeros(np.broadcast(numerator, denominator).shape, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):  # NaN stays NaN: check_finite names it
         np.divide(numerator, denominator, out=out, where=denominator != 0)
@@ -308,13 +311,13 @@ def _set_scores(
 def _as_memberships(mu: Any, name: str, measure: str) -> np.ndarray:
     array = np.asarray(mu, dtype=np.float64)
     if array.ndim not in (1, 2):
-        raise ValueError(
+        raise UserInputError(
             f"`{name}` must be a 1-D or 2-D array of memberships, got shape {array.shape}."
         )
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"`{name}` must be finite; it holds NaN or inf.")
+        raise UserInputError(f"`{name}` must be finite; it holds NaN or inf.")
     if measure != "cosine" and array.size and array.min() < 0:
-        raise ValueError(
+        raise UserInputError(
             f"`{name}` must be non-negative for the fuzzy {measure} measure (fuzzy sets built by "
             f"max-pooling with the zero vector are); its minimum is {array.min():.6g}."
         )
@@ -351,8 +354,9 @@ def fuzzy_set_similarity(mu1: Any, mu2: Any, *, measure: str = "jaccard") -> np.
 
     Raises
     ------
-    ValueError
-        If shapes differ, values are not finite, or memberships are negative for a fuzzy measure.
+    sts_extras.errors.UserInputError
+        A ``ValueError``: if shapes differ, values are not finite, or memberships are negative
+        for a fuzzy measure.
 
     References
     ----------
@@ -368,7 +372,9 @@ def fuzzy_set_similarity(mu1: Any, mu2: Any, *, measure: str = "jaccard") -> np.
     a = _as_memberships(mu1, "mu1", measure)
     b = _as_memberships(mu2, "mu2", measure)
     if a.shape != b.shape:
-        raise ValueError(f"`mu1` and `mu2` must have the same shape, got {a.shape} and {b.shape}.")
+        raise UserInputError(
+            f"`mu1` and `mu2` must have the same shape, got {a.shape} and {b.shape}."
+        )
     return _set_scores(a, b, measure)
 
 
@@ -385,7 +391,7 @@ def fuzzy_set_similarity_matrix(
     a = np.atleast_2d(_as_memberships(mu1, "mu1", measure))
     b = np.atleast_2d(_as_memberships(mu2, "mu2", measure))
     if a.shape[1] != b.shape[1]:
-        raise ValueError(
+        raise UserInputError(
             "`mu1` and `mu2` must have the same number of columns, got "
             f"{a.shape[1]} and {b.shape[1]}."
         )
@@ -607,7 +613,7 @@ def _pair_universes(
 
 
 def _dynamax_pairs(
-    table: np.ndarray,
+    table: _Table,
     ragged1: _Ragged,
     ragged2: _Ragged,
     left: np.ndarray,

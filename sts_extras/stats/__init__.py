@@ -3,8 +3,14 @@
 - :mod:`~sts_extras.stats.correlation`: scaled Pearson (Atoum 2019) and Fisher-z pooling.
 - :mod:`~sts_extras.stats.ranking`: top-rank-weighted ρ_w / τ_w (Lombardo et al. 2020).
 - :mod:`~sts_extras.stats.dependent`: Steiger-family tests of dependent correlations, Fisher's
-  r-to-z test, one correlation against a group, Holm adjustment.
+  r-to-z test, one correlation against a group.
+- :mod:`~sts_extras.stats.multiple`: Holm (and other ``statsmodels``) p-value adjustment.
+- :mod:`~sts_extras.stats.resampling`: count resampling, correlation engines, BCa arithmetic.
 - :mod:`~sts_extras.stats.bootstrap`: fast paired BCa / percentile bootstrap of r1 − r2.
+- :mod:`~sts_extras.stats.model_comparison`: all pairs of many models on one task, rank
+  intervals, win probabilities, mean rank across tasks.
+- :mod:`~sts_extras.stats.power`: power, sample size and minimal detectable difference of the
+  dependent-correlation tests.
 """
 
 from sts_extras.stats.bootstrap import *  # noqa: F403
@@ -13,7 +19,26 @@ from sts_extras.stats.correlation import *  # noqa: F403
 from sts_extras.stats.correlation import __all__ as _correlation_all
 from sts_extras.stats.dependent import *  # noqa: F403
 from sts_extras.stats.dependent import __all__ as _dependent_all
+from sts_extras.stats.model_comparison import *  # noqa: F403
+from sts_extras.stats.model_comparison import __all__ as _model_comparison_all
+from sts_extras.stats.multiple import *  # noqa: F403
+from sts_extras.stats.multiple import __all__ as _multiple_all
+from sts_extras.stats.power import *  # noqa: F403
+from sts_extras.stats.power import __all__ as _power_all
 from sts_extras.stats.ranking import *  # noqa: F403
 from sts_extras.stats.ranking import __all__ as _ranking_all
 
-__all__ = [*_correlation_all, *_ranking_all, *_dependent_all, *_bootstrap_all]
+# holm_adjust is in both dependent (its historical home) and multiple: list each name once.
+__all__ = list(
+    dict.fromkeys(
+        [
+            *_correlation_all,
+            *_ranking_all,
+            *_dependent_all,
+            *_bootstrap_all,
+            *_multiple_all,
+            *_model_comparison_all,
+            *_power_all,
+        ]
+    )
+)

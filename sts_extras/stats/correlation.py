@@ -33,6 +33,7 @@ from sts_extras._validation import (
     check_not_constant,
     check_positive_int,
 )
+from sts_extras.errors import UserInputError, UserInputTypeError
 
 __all__ = [
     "ScaledPearsonResult",
@@ -92,7 +93,7 @@ class ScaledPearsonResult:
 def _check_covers(edges: np.ndarray, references: np.ndarray, name: str) -> None:
     low, high = float(references.min()), float(references.max())
     if edges[0] > low or edges[-1] < high:
-        raise ValueError(
+        raise UserInputError(
             f"`{name}` must cover the data: the references range over [{low}, {high}] but "
             f"`{name}` spans [{edges[0]}, {edges[-1]}]."
         )
@@ -122,14 +123,14 @@ def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, clo
     closed = check_choice(closed, "closed", _CLOSED)
 
     if isinstance(bins, (str, bytes, bool)):
-        raise TypeError(
+        raise UserInputTypeError(
             f"`bins` must be a positive int or a sequence of score edges, got {bins!r}."
         )
     if isinstance(bins, Integral):
         k = check_positive_int(bins, "bins")
         if strategy == "count":
             if score_range is not None:
-                raise ValueError(
+                raise UserInputError(
                     "`score_range` only applies to strategy='width'; equal-count segments are "
                     f"cut in the observed references (got score_range={score_range!r})."
                 )
@@ -140,7 +141,7 @@ def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, clo
             else:
                 span = as_float_vector(score_range, "score_range")
                 if span.size != 2 or not span[0] < span[1]:
-                    raise ValueError(
+                    raise UserInputError(
                         f"`score_range` must be a pair (low, high) with low < high, got "
                         f"{score_range!r}."
                     )
@@ -148,12 +149,12 @@ def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, clo
             edges = np.linspace(low, high, k + 1)
             _check_covers(edges, references, "score_range")
     elif isinstance(bins, Real) or np.ndim(bins) == 0:
-        raise TypeError(
+        raise UserInputTypeError(
             f"`bins` must be a positive int or a sequence of score edges, got {bins!r}."
         )
     else:
         if score_range is not None:
-            raise ValueError(
+            raise UserInputError(
                 "`score_range` only applies to an int `bins` (equal-width segments); explicit "
                 f"edges were given (score_range={score_range!r})."
             )
@@ -161,7 +162,7 @@ def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, clo
         steps = np.diff(edges)
         if (steps <= 0).any():
             first = int(np.flatnonzero(steps <= 0)[0])
-            raise ValueError(
+            raise UserInputError(
                 "`bins` edges must be strictly increasing; got bins["
                 f"{first}] = {edges[first]} followed by {edges[first + 1]}."
             )
@@ -341,7 +342,7 @@ def scaled_pearson(
     r, sizes, reasons = _segment_pearson(predictions, references, ids, k)
     if len(reasons) == k:
         listed = "; ".join(f"segment {i}: {why}" for i, why in reasons.items())
-        raise ValueError(
+        raise UserInputError(
             "No segment has a defined Pearson r (each needs >= 3 pairs and non-constant "
             f"predictions and references), so the scaled Pearson r is undefined: {listed}."
         )
@@ -413,7 +414,7 @@ def fisher_mean(rs: Any, weights: Any = None) -> float:
     0.369448
     """
     if isinstance(rs, (list, tuple)) and any(r is None for r in rs):
-        raise TypeError(
+        raise UserInputTypeError(
             "`rs` holds None (a skipped segment of scaled_pearson?); pass only defined "
             f"correlations, got {rs!r}."
         )
@@ -421,7 +422,7 @@ def fisher_mean(rs: Any, weights: Any = None) -> float:
     outside = np.abs(rs) > 1.0
     if outside.any():
         first = int(np.flatnonzero(outside)[0])
-        raise ValueError(f"`rs` must lie in [-1, 1]; rs[{first}] = {rs[first]}.")
+        raise UserInputError(f"`rs` must lie in [-1, 1]; rs[{first}] = {rs[first]}.")
     if weights is None:
         weights = np.ones_like(rs)
     else:
@@ -432,7 +433,7 @@ def fisher_mean(rs: Any, weights: Any = None) -> float:
     if perfect.any():
         signs = np.unique(rs[perfect])
         if signs.size > 1:
-            raise ValueError(
+            raise UserInputError(
                 "`rs` holds both +1 and -1 with positive weight: their Fisher z values are +inf "
                 "and -inf and the pooled correlation is undefined."
             )

@@ -13,8 +13,9 @@ and a positive statistic means that system 1 correlates better with the referenc
 
 Also here: Fisher's r-to-z test for two correlations from independent samples (one system on two
 datasets), a one-sample test of one correlation against a set of correlations (e.g. a system
-against the human inter-rater agreement), both suggested by the STSS-131 report [2]_ (part B), and
-Holm's step-down adjustment for several comparisons.
+against the human inter-rater agreement), both suggested by the STSS-131 report [2]_ (part B).
+:func:`holm_adjust` (Holm's step-down adjustment) lives in :mod:`sts_extras.stats.multiple` and
+is re-exported here.
 
 References
 ----------
@@ -43,6 +44,8 @@ from sts_extras._validation import (
     check_not_constant,
     check_open_unit_interval,
 )
+from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.stats.multiple import holm_adjust
 
 __all__ = [
     "ALTERNATIVES",
@@ -71,7 +74,7 @@ DEPENDENT_METHODS = (
     "pearson1898",
 )
 #: Methods whose statistic follows Student's t with n - 3 degrees of freedom (the others: N(0, 1)).
-_T_METHODS = ("williams1959", "hotelling1940", "hendrickson1970")
+T_METHODS = ("williams1959", "hotelling1940", "hendrickson1970")
 ALTERNATIVES = ("two-sided", "greater", "less")
 CORRELATIONS = ("pearson", "spearman")
 _GROUP_TRANSFORMS = ("fisher", "none")
@@ -85,7 +88,7 @@ _PERFECT = 1.0 - 1e-12
 # --------------------------------------------------------------------------------------------
 # Shared helpers
 # --------------------------------------------------------------------------------------------
-def _pvalue(statistic: float, alternative: str, df: float | None = None) -> float:
+def statistic_pvalue(statistic: float, alternative: str, df: float | None = None) -> float:
     """p-value of a z (``df=None``) or t statistic; 'greater' means H1: rho_1 > rho_2."""
     dist = stats.norm if df is None else stats.t(df)
     if alternative == "greater":
@@ -95,32 +98,34 @@ def _pvalue(statistic: float, alternative: str, df: float | None = None) -> floa
     return float(min(1.0, 2.0 * dist.sf(abs(statistic))))
 
 
-def _check_correlation(value: Any, name: str) -> float:
+def check_correlation(value: Any, name: str) -> float:
     """A correlation coefficient strictly inside (-1, 1) (Fisher's z of +-1 is infinite)."""
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"`{name}` must be a real number in (-1, 1), got {value!r}.")
+        raise UserInputTypeError(f"`{name}` must be a real number in (-1, 1), got {value!r}.")
     value = float(value)
     if not math.isfinite(value) or not -1.0 < value < 1.0:
-        raise ValueError(
+        raise UserInputError(
             f"`{name}` must lie strictly between -1 and 1 (Fisher's z and the tests' variances "
             f"are undefined at |r| = 1), got {value}."
         )
     return value
 
 
-def _check_sample_size(value: Any, name: str = "n") -> int:
+def check_sample_size(value: Any, name: str = "n") -> int:
     """Sample size as int, at least 4 (every test divides by n - 3)."""
     if isinstance(value, bool) or not isinstance(value, (Integral, Real)):
-        raise TypeError(f"`{name}` must be an integer, got {value!r}.")
+        raise UserInputTypeError(f"`{name}` must be an integer, got {value!r}.")
     if (
         isinstance(value, Real)
         and not isinstance(value, Integral)
         and not float(value).is_integer()
     ):
-        raise TypeError(f"`{name}` must be an integer, got {value!r}.")
-    value = int(value)
+        raise UserInputTypeError(f"`{name}` must be an integer, got {value!r}.")
+    value = int(value) if isinstance(value, Integral) else int(float(value))
     if value < 4:
-        raise ValueError(f"`{name}` must be at least 4 (the tests divide by n - 3), got {value}.")
+        raise UserInputError(
+            f"`{name}` must be at least 4 (the tests divide by n - 3), got {value}."
+        )
     return value
 
 
@@ -211,31 +216,37 @@ class DependentCorrelationResult:
         return _zou_interval(r_jk, l1, u1, r_jh, l2, u2, c)
 
 
-def _dependent_iv(r_jk, r_jh, r_kh, n, method, alternative, confidence_level):
-    r_jk = _check_correlation(r_jk, "r_jk")
-    r_jh = _check_correlation(r_jh, "r_jh")
-    r_kh = _check_correlation(r_kh, "r_kh")
-    n = _check_sample_size(n)
-    method = check_choice(method, "method", DEPENDENT_METHODS)
-    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-    confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
+def check_correlation_matrix(r_jk: float, r_jh: float, r_kh: float) -> None:
+    """Raise ``UserInputError`` unless the three correlations form a valid correlation matrix."""
     det = 1 + 2 * r_jk * r_jh * r_kh - r_jk**2 - r_jh**2 - r_kh**2
     if det < -_DET_TOLERANCE:
-        raise ValueError(
+        raise UserInputError(
             "(r_jk, r_jh, r_kh) is not a valid correlation matrix: its determinant "
             f"1 + 2 r_jk r_jh r_kh - r_jk^2 - r_jh^2 - r_kh^2 must be >= 0 (positive "
             f"semi-definite), got {det:.6g} for (r_jk, r_jh, r_kh) = ({r_jk}, {r_jh}, {r_kh})."
         )
-    return r_jk, r_jh, r_kh, n, method, alternative, confidence_level, max(det, 0.0)
 
 
-def _dependent_statistic(
-    method: str, r_jk: float, r_jh: float, r_kh: float, n: int, det: float
-) -> float:
-    """Test statistic of ``method``; formulas as in cocor's documentation [1] and the papers.
+def _dependent_iv(r_jk, r_jh, r_kh, n, method, alternative, confidence_level):
+    r_jk = check_correlation(r_jk, "r_jk")
+    r_jh = check_correlation(r_jh, "r_jh")
+    r_kh = check_correlation(r_kh, "r_kh")
+    n = check_sample_size(n)
+    method = check_choice(method, "method", DEPENDENT_METHODS)
+    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
+    check_correlation_matrix(r_jk, r_jh, r_kh)
+    return r_jk, r_jh, r_kh, n, method, alternative, confidence_level
 
-    Each branch gives the difference (of r's or of Fisher z's) and the variance it is divided by.
+
+def dependent_statistic(method: str, r_jk: float, r_jh: float, r_kh: float, n: int) -> float:
+    """Test statistic of ``method`` for valid inputs (see :func:`dependent_correlation_test`).
+
+    Formulas as in cocor's documentation [1] and the papers. Each branch gives the difference (of
+    r's or of Fisher z's) and the variance it is divided by. Raises ``UserInputError`` where the
+    method's variance is undefined.
     """
+    det = max(0.0, 1 + 2 * r_jk * r_jh * r_kh - r_jk**2 - r_jh**2 - r_kh**2)
     z_diff = math.atanh(r_jk) - math.atanh(r_jh)
     if method in ("dunn1969", "steiger1980", "hittner2003"):
         if method == "dunn1969":
@@ -272,7 +283,7 @@ def _dependent_statistic(
         if method == "hendrickson1970":
             extra = (r_jk - r_jh) ** 2 * (1 - r_kh) ** 3 / (4 * (n - 1))
         if det <= 0.0 and extra <= 0.0:
-            raise ValueError(
+            raise UserInputError(
                 f"method={method!r} is undefined for a singular correlation matrix (determinant "
                 f"{det:.3g}); use another method."
             )
@@ -291,7 +302,7 @@ def _dependent_statistic(
         k = r_kh * (1 - r_jk**2 - r_jh**2) - 0.5 * r_jk * r_jh * (1 - r_jk**2 - r_jh**2 - r_kh**2)
         difference, variance = r_jk - r_jh, ((1 - r_jk**2) ** 2 + (1 - r_jh**2) ** 2 - 2 * k) / n
     if not variance > 0.0:
-        raise ValueError(
+        raise UserInputError(
             f"method={method!r} is undefined here: the estimated variance of the difference is "
             f"{variance:.3g} for (r_jk, r_jh, r_kh) = ({r_jk}, {r_jh}, {r_kh}), n = {n} (the "
             "two systems are (almost) perfectly correlated)."
@@ -395,14 +406,14 @@ def dependent_correlation_test(
     >>> [round(x, 3) for x in res.confidence_interval()]
     [-0.232, 0.11]
     """
-    r_jk, r_jh, r_kh, n, method, alternative, confidence_level, det = _dependent_iv(
+    r_jk, r_jh, r_kh, n, method, alternative, confidence_level = _dependent_iv(
         r_jk, r_jh, r_kh, n, method, alternative, confidence_level
     )
-    statistic = _dependent_statistic(method, r_jk, r_jh, r_kh, n, det)
-    df = float(n - 3) if method in _T_METHODS else None
+    statistic = dependent_statistic(method, r_jk, r_jh, r_kh, n)
+    df = float(n - 3) if method in T_METHODS else None
     return DependentCorrelationResult(
         statistic=float(statistic),
-        pvalue=_pvalue(statistic, alternative, df),
+        pvalue=statistic_pvalue(statistic, alternative, df),
         r1=r_jk,
         r2=r_jh,
         r12=r_kh,
@@ -414,11 +425,30 @@ def dependent_correlation_test(
     )
 
 
-def _correlation_matrix(columns: np.ndarray, correlation: str) -> np.ndarray:
+def correlation_matrix(columns: np.ndarray, correlation: str) -> np.ndarray:
     """3 x 3 Pearson or Spearman (Pearson of average ranks) matrix of the rows of ``columns``."""
     if correlation == "spearman":
         columns = stats.rankdata(columns, axis=1)
     return np.corrcoef(columns)
+
+
+def check_not_perfect(r_jk: float, r_jh: float, r_kh: float, correlation: str) -> None:
+    """Raise ``UserInputError`` when correlations computed from data are +-1 up to rounding."""
+    for value, name in (
+        (r_jk, "r(references, predictions1)"),
+        (r_jh, "r(references, predictions2)"),
+    ):
+        if abs(value) >= _PERFECT:
+            raise UserInputError(
+                f"{name} = {value}: a perfect correlation leaves nothing to test (Fisher's z is "
+                "infinite)."
+            )
+    if abs(r_kh) >= _PERFECT:
+        raise UserInputError(
+            f"r(predictions1, predictions2) = {r_kh}: the two systems are perfectly "
+            f"{'' if r_kh > 0 else 'anti-'}correlated ({correlation}), so their correlations with "
+            "the references are equal up to sign and the test is undefined."
+        )
 
 
 def compare_dependent_correlations(
@@ -477,23 +507,9 @@ def compare_dependent_correlations(
     correlation = check_choice(correlation, "correlation", CORRELATIONS)
     for array, name in ((p1, "predictions1"), (p2, "predictions2"), (ref, "references")):
         check_not_constant(array, name, what="the correlation")
-    matrix = _correlation_matrix(np.vstack([ref, p1, p2]), correlation)
+    matrix = correlation_matrix(np.vstack([ref, p1, p2]), correlation)
     r_jk, r_jh, r_kh = float(matrix[0, 1]), float(matrix[0, 2]), float(matrix[1, 2])
-    for value, name in (
-        (r_jk, "r(references, predictions1)"),
-        (r_jh, "r(references, predictions2)"),
-    ):
-        if abs(value) >= _PERFECT:
-            raise ValueError(
-                f"{name} = {value}: a perfect correlation leaves nothing to test (Fisher's z is "
-                "infinite)."
-            )
-    if abs(r_kh) >= _PERFECT:
-        raise ValueError(
-            f"r(predictions1, predictions2) = {r_kh}: the two systems are perfectly "
-            f"{'' if r_kh > 0 else 'anti-'}correlated ({correlation}), so their correlations with "
-            "the references are equal up to sign and the test is undefined."
-        )
+    check_not_perfect(r_jk, r_jh, r_kh, correlation)
     result = dependent_correlation_test(
         r_jk,
         r_jh,
@@ -595,16 +611,16 @@ def independent_correlation_test(
     >>> round(res.statistic, 4), round(res.pvalue, 4)
     (-0.8751, 0.3815)
     """
-    r1 = _check_correlation(r1, "r1")
-    r2 = _check_correlation(r2, "r2")
-    n1 = _check_sample_size(n1, "n1")
-    n2 = _check_sample_size(n2, "n2")
+    r1 = check_correlation(r1, "r1")
+    r2 = check_correlation(r2, "r2")
+    n1 = check_sample_size(n1, "n1")
+    n2 = check_sample_size(n2, "n2")
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
     statistic = (math.atanh(r1) - math.atanh(r2)) / math.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
     return IndependentCorrelationResult(
         statistic=float(statistic),
-        pvalue=_pvalue(statistic, alternative),
+        pvalue=statistic_pvalue(statistic, alternative),
         r1=r1,
         n1=n1,
         r2=r2,
@@ -729,19 +745,19 @@ def correlation_vs_group_test(
     >>> res.pvalue < 1e-5
     True
     """
-    r = _check_correlation(r, "r")
+    r = check_correlation(r, "r")
     group = as_float_vector(group_rs, "group_rs", min_size=2)
     bad = np.abs(group) >= 1.0
     if bad.any():
-        raise ValueError(
+        raise UserInputError(
             f"`group_rs` must lie strictly between -1 and 1; got {group[bad][0]} at index "
             f"{int(np.flatnonzero(bad)[0])}."
         )
     check_not_constant(group, "group_rs", what="the one-sample t-test")
-    n = _check_sample_size(n)
+    n = check_sample_size(n)
     transform = check_choice(transform, "transform", _GROUP_TRANSFORMS)
     if not isinstance(sampling_error, (bool, np.bool_)):
-        raise TypeError(f"`sampling_error` must be True or False, got {sampling_error!r}.")
+        raise UserInputTypeError(f"`sampling_error` must be True or False, got {sampling_error!r}.")
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
 
@@ -760,7 +776,7 @@ def correlation_vs_group_test(
     statistic = (point - mean) / standard_error
     return CorrelationGroupResult(
         statistic=float(statistic),
-        pvalue=_pvalue(statistic, alternative, df),
+        pvalue=statistic_pvalue(statistic, alternative, df),
         df=df,
         r=r,
         group_mean=math.tanh(mean) if transform == "fisher" else mean,
@@ -772,47 +788,3 @@ def correlation_vs_group_test(
         standard_error=standard_error,
         confidence_level=confidence_level,
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Multiple comparisons
-# --------------------------------------------------------------------------------------------
-def holm_adjust(pvalues: Any) -> np.ndarray:
-    """Holm's (1979) step-down adjusted p-values.
-
-    Parameters
-    ----------
-    pvalues : array_like of float
-        Unadjusted p-values in [0, 1], one per comparison (1-D).
-
-    Returns
-    -------
-    numpy.ndarray
-        Adjusted p-values in the input order: ``p_(i) * (m - i + 1)`` for the i-th smallest,
-        made monotone by a running maximum and capped at 1. Reject H_i at level alpha when the
-        adjusted p-value is <= alpha (Holm 1979; same as R's ``p.adjust(p, "holm")``).
-
-    References
-    ----------
-    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure.
-           Scandinavian Journal of Statistics 6(2), 65-70.
-
-    Examples
-    --------
-    >>> from sts_extras.stats.dependent import holm_adjust
-    >>> holm_adjust([0.01, 0.04, 0.03, 0.005]).tolist()
-    [0.03, 0.06, 0.06, 0.02]
-    """
-    p = as_float_vector(pvalues, "pvalues")
-    outside = (p < 0.0) | (p > 1.0)
-    if outside.any():
-        raise ValueError(
-            f"`pvalues` must lie in [0, 1]; got {p[outside][0]} at index "
-            f"{int(np.flatnonzero(outside)[0])}."
-        )
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate(p[order] * (m - np.arange(m)))
-    adjusted = np.empty_like(p)
-    adjusted[order] = np.minimum(stepped, 1.0)
-    return adjusted

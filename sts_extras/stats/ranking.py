@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from sts_extras._validation import (
     check_non_negative_weights,
     check_not_constant,
 )
+from sts_extras.errors import UserInputError, UserInputTypeError
 
 __all__ = [
     "WeightedRankCorrelationResult",
@@ -76,10 +77,10 @@ class WeightedRankCorrelationResult:
 
 def _check_n0(n0: Any) -> float:
     if isinstance(n0, bool) or not isinstance(n0, Real):
-        raise TypeError(f"`n0` must be a non-negative number (or math.inf), got {n0!r}.")
+        raise UserInputTypeError(f"`n0` must be a non-negative number (or math.inf), got {n0!r}.")
     value = float(n0)
     if math.isnan(value) or value < 0:
-        raise ValueError(f"`n0` must be >= 0 (the offset of f(n) = 1/(n + n0)^2), got {n0!r}.")
+        raise UserInputError(f"`n0` must be >= 0 (the offset of f(n) = 1/(n + n0)^2), got {n0!r}.")
     return value
 
 
@@ -95,6 +96,14 @@ def _weighted_rank_correlation_iv(predictions: Any, references: Any, n0: Any):
 # --------------------------------------------------------------------------------------------
 
 
+@overload
+def _rank_codes(
+    x: np.ndarray, *, with_ranks: Literal[True] = ...
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]: ...
+@overload
+def _rank_codes(
+    x: np.ndarray, *, with_ranks: Literal[False]
+) -> tuple[np.ndarray, None, np.ndarray, bool]: ...
 def _rank_codes(
     x: np.ndarray, *, with_ranks: bool = True
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, bool]:
@@ -171,7 +180,7 @@ def _blocked_cumsum_inplace(blocks: np.ndarray) -> np.ndarray:
     return blocks.reshape(-1)
 
 
-def _weighted_inversions(values: np.ndarray, weights: np.ndarray) -> float:
+def weighted_inversions(values: np.ndarray, weights: np.ndarray) -> float:
     """Σ w_i w_j over the pairs i < j with values[i] > values[j] (strictly), in O(n log m).
 
     ``values`` are non-negative integer codes (m = max + 1). scipy has no weighted inversion count
@@ -186,7 +195,7 @@ def _weighted_inversions(values: np.ndarray, weights: np.ndarray) -> float:
     if n < 2:
         return 0.0
     n_bits = max(int(values.max()).bit_length(), 1)
-    level_values = values.astype(np.int32 if n < 2**31 else np.int64)
+    level_values: np.ndarray = values.astype(np.int32 if n < 2**31 else np.int64)
     level_weights = np.asarray(weights, dtype=np.float64)
     # zero-padded (m, B) buffers for the blocked cumulative sums; after the first level the
     # padding holds stale partial sums, which is harmless: it sits after item n - 1 in the last
@@ -248,15 +257,15 @@ def _weighted_tau_from_codes(
         order = np.argsort(u.astype(np.int64) * (int(v.max()) + 1) + v)
     else:
         order = order_u
-    u_sorted = u[order] if u_has_ties else None
     v_sorted = v[order]
     w_sorted = w[order]
-    discordant = _weighted_inversions(v_sorted, w_sorted)
+    discordant = weighted_inversions(v_sorted, w_sorted)
 
     square = float(w_sorted.sum()) ** 2
     v_sums = np.bincount(v_sorted, weights=w_sorted)
     tied_v = float(_dot(v_sums, v_sums))
     if u_has_ties:
+        u_sorted = u[order]
         new_u = np.empty(n, dtype=bool)
         new_u[0] = True
         np.not_equal(u_sorted[1:], u_sorted[:-1], out=new_u[1:])
@@ -271,7 +280,7 @@ def _weighted_tau_from_codes(
     untied_both = (square - tied_u - tied_v + tied_uv) / 2.0
     for name, untied in zip(names, (untied_u, untied_v)):
         if not untied > 0.0:
-            raise ValueError(
+            raise UserInputError(
                 f"τ_w is undefined: every pair of items with positive weight is tied in `{name}`."
             )
     tau = (untied_both - 2.0 * discordant) / math.sqrt(untied_u * untied_v)

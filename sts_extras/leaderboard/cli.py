@@ -1,0 +1,109 @@
+"""``sts-extras leaderboard``: the command-line options and the adapter to :func:`run_leaderboard`.
+
+Importing this module loads neither MTEB, torch, sentence-transformers nor the datasets library,
+so ``sts-extras leaderboard --help`` stays fast; they are imported when a run starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from sts_extras.leaderboard.pipeline import DEFAULT_OUTPUT, run_leaderboard
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``sts-extras leaderboard``."""
+    parser.add_argument(
+        "--model",
+        action="append",
+        metavar="NAME_OR_PATH",
+        help="sentence-transformers model name or directory (repeatable); "
+        "'all-MiniLM-L6-v2' is the packaged offline copy",
+    )
+    parser.add_argument(
+        "--vectors",
+        action="append",
+        metavar="PATH_OR_NAME",
+        help="word vectors (word2vec/GloVe/fastText file, model2vec directory, "
+        "gensim-downloader name, or 'distilled[:MODEL]'); each adds avg-cos, "
+        "MaxPool-Jaccard and DynaMax-Jaccard (repeatable)",
+    )
+    parser.add_argument(
+        "--task",
+        action="append",
+        metavar="NAME",
+        help="DSCS, STSS131 or any MTEB STS task (repeatable; default: DSCS and STSS131)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="MODEL",
+        help="model the others are compared with (default: avg-cos of the first "
+        "--vectors source, else the first --model)",
+    )
+    parser.add_argument(
+        "--output",
+        default=DEFAULT_OUTPUT,
+        metavar="DIR",
+        help="directory for the reports (default: %(default)s)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    parser.add_argument(
+        "--n-resamples",
+        type=int,
+        default=10000,
+        metavar="N",
+        help="bootstrap resamples per comparison (default: 10000)",
+    )
+    parser.add_argument(
+        "--bins",
+        type=int,
+        default=3,
+        metavar="K",
+        help="equal-width bins of the gold scale for the scaled Pearson (default: 3)",
+    )
+    parser.add_argument(
+        "--sif", action="store_true", help="SIF-weight the words of the static-vector models"
+    )
+    parser.add_argument(
+        "--round-scores",
+        action="store_true",
+        help="round system scores to 3 decimals before every statistic (STSS-131 guidance)",
+    )
+    parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    """CLI adapter: run the leaderboard and print its Markdown table.
+
+    Exit status 0; 1 when some model failed on some task (the reports are still written); user
+    errors raise :class:`~sts_extras.errors.UserInputError` (the dispatcher prints one line and
+    exits with 2).
+    """
+    from sts_extras.leaderboard.report import to_markdown
+
+    result = run_leaderboard(
+        models=args.model,
+        vectors=args.vectors,
+        tasks=args.task,
+        baseline=args.baseline,
+        output=args.output,
+        seed=args.seed,
+        n_resamples=args.n_resamples,
+        bins=args.bins,
+        sif=args.sif,
+        round_scores=args.round_scores,
+        figures=not args.no_figures,
+        progress=not args.no_progress,
+    )
+    print(to_markdown(result))
+    print(f"Reports written to {Path(args.output).resolve()}", file=sys.stderr)
+    failed = [f"{row.model} on {row.task}" for row in result.stats if not row.ok]
+    if failed:  # the reports are complete, but say so in the exit status
+        print(f"{len(failed)} model × task run(s) failed: {'; '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0

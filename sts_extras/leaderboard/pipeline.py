@@ -1,0 +1,137 @@
+"""The Python entry point of the leaderboard: check the input, evaluate, score, write reports.
+
+:func:`run_leaderboard` strings the parts together: :mod:`~sts_extras.leaderboard.resolve`
+(checks every name before any work), :mod:`~sts_extras.leaderboard.evaluation`
+(``mteb.evaluate`` and the per-pair scores), :mod:`~sts_extras.leaderboard.scoring` (the
+statistics), :mod:`~sts_extras.leaderboard.report` and :mod:`~sts_extras.leaderboard.figures`
+(the outputs).
+Heavy libraries (MTEB, torch, matplotlib) are imported when a run starts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sts_extras._validation import check_positive_int
+from sts_extras.leaderboard import report, resolve
+from sts_extras.leaderboard.evaluation import evaluate_models
+from sts_extras.leaderboard.scoring import LeaderboardResult, score_leaderboard
+
+__all__ = ["DEFAULT_OUTPUT", "run_leaderboard"]
+
+#: Where the reports go unless ``output`` says otherwise.
+DEFAULT_OUTPUT = "leaderboard"
+
+
+def run_leaderboard(
+    *,
+    models: Sequence[Any] | None = None,
+    vectors: Sequence[str] | None = None,
+    tasks: Sequence[Any] | None = None,
+    baseline: str | None = None,
+    output: str | os.PathLike = DEFAULT_OUTPUT,
+    seed: int = 0,
+    n_resamples: int = 10000,
+    bins: int = 3,
+    sif: bool = False,
+    round_scores: bool = False,
+    figures: bool = True,
+    progress: bool = True,
+    cache_dir: str | os.PathLike | None = None,
+) -> LeaderboardResult:
+    """Run models × tasks through ``mteb.evaluate`` and write the leaderboard to ``output``.
+
+    Parameters
+    ----------
+    models : sequence of (str or MTEB model), optional
+        Sentence-transformers model names or directories (``"all-MiniLM-L6-v2"`` is the
+        packaged offline copy), or ready MTEB encoder objects.
+    vectors : sequence of str, optional
+        Word-vector files, model2vec directories, gensim-downloader names, or
+        ``"distilled[:MODEL]"`` (static vectors distilled from a sentence-transformers model,
+        default all-MiniLM-L6-v2). Each source adds avg-cos, MaxPool-Jaccard and DynaMax-Jaccard.
+        With neither ``models`` nor ``vectors``: all-MiniLM-L6-v2 plus the three static models
+        over vectors distilled from it.
+    tasks : sequence of (str or AbsTaskSTS), optional
+        ``"DSCS"``, ``"STSS131"`` (the default: both), any MTEB STS task name, or your own
+        ``mteb`` ``AbsTaskSTS`` object.
+    baseline : str, optional
+        Model every other one is compared with (a display name or a unique part of it). Default:
+        the avg-cos model of the first vector source, else the first model.
+    output : path, default "leaderboard"
+        Directory for the reports (created if needed).
+    seed : int, default 0
+        Seed of the bootstrap.
+    n_resamples : int, default 10000
+        Bootstrap resamples per comparison.
+    bins : int, default 3
+        Equal-width bins of the gold scale for the scaled Pearson.
+    sif : bool, default False
+        SIF-weight the words of the static-vector models.
+    round_scores : bool, default False
+        Round system scores to 3 decimals before every statistic (STSS-131 guidance).
+    figures : bool, default True
+        Write the PNG figures.
+    progress : bool, default True
+        Show progress bars.
+    cache_dir : path, optional
+        Cache of encodings and distilled vectors (default ``$STS_EXTRAS_CACHE`` or
+        ``~/.cache/sts_extras``).
+
+    Returns
+    -------
+    LeaderboardResult
+
+    Raises
+    ------
+    UserInputError
+        Before any model runs: unknown task or model name (with close matches), a vector file
+        that does not exist or cannot be parsed, an output directory that cannot be written, an
+        unknown baseline or an out-of-range option. A model that fails on a task does not raise:
+        the failure is reported in the table.
+    """
+    check_positive_int(n_resamples, "n_resamples")
+    check_positive_int(bins, "bins")
+    check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
+    output_dir = resolve.prepare_output(output)
+    cache = Path(cache_dir).expanduser() if cache_dir is not None else resolve.cache_root()
+    task_objects = resolve.resolve_tasks(tasks)
+    entries = resolve.resolve_models(models, vectors, sif=sif, cache_dir=cache)
+    baseline_name = resolve.resolve_baseline(baseline, entries)
+
+    units, model_info = evaluate_models(entries, task_objects, output_dir, progress=progress)
+    result = score_leaderboard(
+        units,
+        [entry.name for entry in entries],
+        baseline=baseline_name,
+        bins=bins,
+        n_resamples=n_resamples,
+        seed=seed,
+        round_scores=round_scores,
+        progress=progress,
+    )
+    report.write_markdown(result, output_dir / "leaderboard.md")
+    report.write_csv(result, output_dir / "leaderboard.csv")
+    report.write_json(
+        result, output_dir / "leaderboard.json", models=model_info, extra={"versions": _versions()}
+    )
+    if figures:
+        from sts_extras.leaderboard.figures import write_figures
+
+        write_figures(result, output_dir)
+    return result
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    versions = {}
+    for package in ("sts-extras", "mteb", "sentence-transformers", "numpy", "scipy"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions

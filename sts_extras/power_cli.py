@@ -1,0 +1,160 @@
+"""``sts-extras power``: power, sample size and minimal detectable Δr of a dependent test.
+
+Three questions, told apart by which of ``--n`` and ``--target-power`` are given:
+
+* ``--n`` only: the power at n (prints ``"power"``);
+* ``--target-power`` only: the smallest n reaching it (prints ``"n"``);
+* both: the minimal detectable Δr = r1 - r2 at n (prints ``"min_detectable_delta"``; r2 is not
+  needed).
+
+The correlations come from ``--r1 --r2 --r12`` or from a leaderboard JSON
+(``--leaderboard FILE --task T --model1 A [--model2 B]``: the two models' Pearson r on the task,
+the Pearson r between their scores and, unless ``--target-power`` is given alone, the task's n);
+explicit values win. ``--simulate`` adds a seeded Monte-Carlo check of the power.
+Nothing heavy is imported until :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from sts_extras.errors import UserFileNotFoundError, UserInputError
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``sts-extras power``."""
+    values = parser.add_argument_group("correlations (or --leaderboard)")
+    values.add_argument("--r1", type=float, help="r(references, model 1)")
+    values.add_argument("--r2", type=float, help="r(references, model 2)")
+    values.add_argument("--r12", type=float, help="r(model 1, model 2)")
+    values.add_argument("--leaderboard", type=Path, help="leaderboard JSON to read r's and n from")
+    values.add_argument("--task", help="task of --leaderboard")
+    values.add_argument("--model1", help="model 1 in --leaderboard")
+    values.add_argument("--model2", help="model 2 in --leaderboard (default: its baseline)")
+    question = parser.add_argument_group("question")
+    question.add_argument("--n", type=int, help="number of items")
+    question.add_argument(
+        "--target-power", type=float, help="target power (alone: smallest n; with --n: min Δr)"
+    )
+    test = parser.add_argument_group("test")
+    test.add_argument("--method", default="meng1992", help="dependent-correlation test")
+    test.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    test.add_argument(
+        "--alternative", default="two-sided", help="two-sided, greater (r1 > r2) or less"
+    )
+    check = parser.add_argument_group("simulation check")
+    check.add_argument(
+        "--simulate", action="store_true", help="also estimate the power by simulation"
+    )
+    check.add_argument("--simulations", type=int, default=10000, help="simulated samples")
+    check.add_argument("--seed", type=int, default=0, help="seed of the simulation")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
+    """r1, r2, r12 and n of two models on one task of a leaderboard JSON."""
+    import numpy as np
+
+    path: Path = args.leaderboard
+    if not path.is_file():
+        raise UserFileNotFoundError(f"--leaderboard: no such file: {path}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        results, tasks = data["results"], data["tasks"]
+    except (ValueError, KeyError, TypeError) as error:
+        raise UserInputError(
+            f"--leaderboard: {path} is not a leaderboard JSON ({error})."
+        ) from None
+    if not args.task or not args.model1:
+        raise UserInputError("--leaderboard needs --task and --model1.")
+    model2 = args.model2 or data.get("settings", {}).get("baseline")
+    if not model2:
+        raise UserInputError("--leaderboard: give --model2 (the file names no baseline).")
+    rows = {(row.get("task"), row.get("model")): row for row in results}
+    found = []
+    for model in (args.model1, model2):
+        row = rows.get((args.task, model))
+        if row is None or row.get("pearson") is None or not row.get("scores"):
+            raise UserInputError(
+                f"--leaderboard: no scores of model {model!r} on task {args.task!r}."
+            )
+        found.append(row)
+    n = next((task.get("n") for task in tasks if task.get("name") == args.task), None)
+    r12 = float(np.corrcoef(found[0]["scores"], found[1]["scores"])[0, 1])
+    return {"r1": found[0]["pearson"], "r2": found[1]["pearson"], "r12": r12, "n": n}
+
+
+def _format_text(output: dict[str, Any]) -> str:
+    def show(value: Any) -> str:
+        if isinstance(value, float):
+            return "NaN" if math.isnan(value) else f"{value:.6g}"
+        return str(value)
+
+    return "\n".join(f"{key}: {show(value)}" for key, value in output.items())
+
+
+def run(args: argparse.Namespace) -> int:
+    """Answer the question the options ask; print it as text or JSON."""
+    from sts_extras.stats import power as power_module
+
+    values = {"r1": args.r1, "r2": args.r2, "r12": args.r12}
+    n = args.n
+    if args.leaderboard is not None:
+        observed = _from_leaderboard(args)
+        values = {key: observed[key] if value is None else value for key, value in values.items()}
+        if n is None and args.target_power is None:
+            n = observed["n"]
+    elif args.task or args.model1 or args.model2:
+        raise UserInputError("--task, --model1 and --model2 need --leaderboard.")
+    if n is None and args.target_power is None:
+        raise UserInputError("Give --n (power at n), --target-power (smallest n) or both (min Δr).")
+    mode = (
+        "delta"
+        if n is not None and args.target_power is not None
+        else "n"
+        if n is None
+        else "power"
+    )
+    needed = ("r1", "r12") if mode == "delta" else ("r1", "r2", "r12")
+    missing = [f"--{key}" for key in needed if values[key] is None]
+    if missing:
+        raise UserInputError(f"Missing {', '.join(missing)} (or take them from --leaderboard).")
+    options = {"method": args.method, "alpha": args.alpha, "alternative": args.alternative}
+
+    output: dict[str, Any] = {}
+    r1, r2, r12 = values["r1"], values["r2"], values["r12"]
+    if mode == "power":
+        output["power"] = power_module.dependent_test_power(r1, r2, r12, n, **options).power
+    elif mode == "n":
+        n = power_module.required_sample_size(r1, r2, r12, power=args.target_power, **options)
+        output["n"] = n
+        output["power"] = power_module.dependent_test_power(r1, r2, r12, n, **options).power
+    else:
+        delta = power_module.minimal_detectable_delta(
+            r1, r12, n, power=args.target_power, **options
+        )
+        output["min_detectable_delta"] = delta
+        # The r2 at which the test reaches the target power (None when no r2 does).
+        r2 = None if math.isnan(delta) else r1 + (delta if args.alternative == "less" else -delta)
+        output["r2_detectable"] = r2
+    output.update({"n": n, "r1": r1, "r2": r2, "r12": r12, "target_power": args.target_power})
+    output.update(options)
+    if args.simulate and r2 is not None:
+        simulated = power_module.simulate_power(
+            r1, r2, r12, n, n_simulations=args.simulations, seed=args.seed, **options
+        )
+        output["simulated_power"] = simulated.power
+        output["simulated_power_se"] = simulated.standard_error
+        output["simulations"] = simulated.n_simulations
+        output["seed"] = args.seed
+    if args.format == "json":
+        print(json.dumps(output, indent=2))
+    else:
+        print(_format_text(output))
+    return 0

@@ -1,0 +1,429 @@
+"""Paired bootstrap machinery: resampling by counts, correlations of many systems, BCa arithmetic.
+
+A resample of the n items is a vector of counts ``w`` (how often each item was drawn), and
+
+* Pearson: the correlation of a resample is a function of weighted sums sum(w x), sum(w x y), ...,
+  so a whole chunk of resamples is one matrix product ``counts @ design``, for every system at
+  once; the leave-one-out jackknife is O(n) from the total sums minus each item;
+* Spearman: the average ranks of a resample follow from a cumulative sum of the counts along the
+  items sorted once by value (an item drawn w times is a tie block of size w), so no sorting per
+  resample; Spearman's rho is then the count-weighted Pearson correlation of those ranks.
+
+Both give exactly the numbers one gets by materialising the resample. Counts are drawn as
+``scipy.stats.bootstrap`` draws its resamples (``rng.integers(0, n, (B, n))``), in chunks that
+bound memory; the random stream does not depend on the chunk size. The BCa arithmetic (Efron
+1987; Efron & Tibshirani 1993, eqs. 14.9-14.15) is vectorised over many comparisons, so one pass
+serves one pair of systems (:func:`~sts_extras.stats.bootstrap.bootstrap_correlation_difference`)
+or all pairs of many systems (:func:`~sts_extras.stats.model_comparison.compare_models`).
+
+References
+----------
+.. [1] Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+.. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall,
+       ch. 14.3 (BCa) and eq. 14.15 (acceleration from the jackknife).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+__all__ = [
+    "CHUNK_ELEMENTS",
+    "CORRELATION_ENGINES",
+    "BootstrapIntervals",
+    "PearsonCorrelations",
+    "PearsonDelta",
+    "SpearmanCorrelations",
+    "SpearmanDelta",
+    "bootstrap_intervals",
+    "draw_counts",
+    "resample_counts",
+    "row_quantiles",
+]
+
+# Upper bound on the number of float64 elements of one (chunk x n) working array (512 KiB): small
+# enough to stay in cache, which makes the rank arithmetic several times faster than large
+# chunks. The results do not depend on it (the generator's stream is the same whether drawn at
+# once or in chunks), up to the last bits of the matrix products.
+CHUNK_ELEMENTS = 1 << 16
+# A resample whose (standardised) variance falls below this is checked exactly for constancy.
+_DEGENERATE_VARIANCE = 1e-9
+
+
+# --------------------------------------------------------------------------------------------
+# Resampling by counts
+# --------------------------------------------------------------------------------------------
+def draw_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
+    """Counts (rows x n, float64) of n draws with replacement from n items, one row per resample.
+
+    Same draws as indexing the data with ``rng.integers(0, n, size=(rows, n))``.
+    """
+    indices = rng.integers(0, n, size=(rows, n))
+    indices += (np.arange(rows) * n)[:, None]
+    counts = np.bincount(indices.ravel(), minlength=rows * n)
+    return counts.reshape(rows, n).astype(np.float64)
+
+
+def resample_counts(rng: np.random.Generator, n_resamples: int, n: int) -> Iterator[np.ndarray]:
+    """The ``n_resamples`` count vectors of a paired bootstrap of n items, chunk by chunk.
+
+    Chunks hold at most ``CHUNK_ELEMENTS`` counts (at least one row); the same generator state
+    gives the same resamples whatever the chunk size.
+    """
+    size = max(1, min(n_resamples, CHUNK_ELEMENTS // n))
+    for start in range(0, n_resamples, size):
+        yield draw_counts(rng, min(size, n_resamples - start), n)
+
+
+def _pearson_from_sums(count, sx, sy, sxx, syy, sxy):
+    """Pearson r from (weighted) sums; ``count`` = total weight. Works on arrays."""
+    cov = count * sxy - sx * sy
+    var_x = count * sxx - sx * sx
+    var_y = count * syy - sy * sy
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return cov / np.sqrt(var_x * var_y), var_x, var_y
+
+
+def _standardise(x: np.ndarray) -> np.ndarray:
+    # Correlations are invariant to affine maps; unit scale keeps the one-pass sums accurate.
+    return (x - x.mean()) / x.std()
+
+
+def _is_constant_rows(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Exact check, per row of ``counts``, that all drawn items have the same value of ``x``."""
+    drawn = counts > 0
+    high = np.where(drawn, x, -np.inf).max(axis=1)
+    low = np.where(drawn, x, np.inf).min(axis=1)
+    return high == low
+
+
+def _constant_mask(counts: np.ndarray, reference: np.ndarray, predictions: np.ndarray):
+    """(rows x m) True where the reference or system k is constant in the resample."""
+    constant = np.empty((counts.shape[0], predictions.shape[0]), dtype=bool)
+    reference_constant = _is_constant_rows(counts, reference)
+    for k, x in enumerate(predictions):
+        constant[:, k] = reference_constant | _is_constant_rows(counts, x)
+    return constant
+
+
+# --------------------------------------------------------------------------------------------
+# Correlations of m systems with one reference, per resample
+# --------------------------------------------------------------------------------------------
+class PearsonCorrelations:
+    """r(references, predictions[k]) of every system k in count-weighted resamples.
+
+    Parameters
+    ----------
+    references : numpy.ndarray
+        The n gold scores.
+    predictions : numpy.ndarray
+        (m x n) scores of the m systems.
+    """
+
+    def __init__(self, references: np.ndarray, predictions: np.ndarray):
+        self.reference = _standardise(references)
+        self.predictions = np.vstack([_standardise(x) for x in predictions])
+        h, x = self.reference, self.predictions
+        self.n, self.m = h.size, x.shape[0]
+        # Design matrix of the 2 + 3m sums a resample needs: h, x_k, h^2, x_k^2, h x_k. (With
+        # m = 2 this is the column order of the two-system engine of sts-extras 0.1, so BLAS
+        # sums in the same order and two-system results are bit-for-bit those of 0.1.)
+        # C order, as 0.1's was: BLAS sums a row-major matrix in another order than a
+        # column-major one, which would change the last bits.
+        self.design = np.ascontiguousarray(np.column_stack([h, x.T, h * h, (x * x).T, (h * x).T]))
+
+    def _from_sums(self, count: float, sums: np.ndarray):
+        m = self.m
+        sh, sx = sums[..., :1], sums[..., 1 : 1 + m]
+        shh, sxx, shx = (
+            sums[..., 1 + m : 2 + m],
+            sums[..., 2 + m : 2 + 2 * m],
+            sums[..., 2 + 2 * m :],
+        )
+        r, var_h, var_x = _pearson_from_sums(count, sh, sx, shh, sxx, shx)
+        return r, np.minimum(var_h, var_x)
+
+    def _two_pass(self, counts: np.ndarray) -> np.ndarray:
+        """Weighted correlations by the centred (two-pass) formula, for a few rows."""
+        total = counts.sum(axis=1, keepdims=True)
+        ch = self.reference[None, :] - (counts @ self.reference)[:, None] / total
+        shh = (counts * ch * ch).sum(axis=1)
+        out = np.empty((counts.shape[0], self.m))
+        for k, x in enumerate(self.predictions):
+            cx = x[None, :] - (counts @ x)[:, None] / total
+            sxx = (counts * cx * cx).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[:, k] = (counts * ch * cx).sum(axis=1) / np.sqrt(shh * sxx)
+        return out
+
+    def correlations(self, counts: np.ndarray) -> np.ndarray:
+        """(rows x m) correlations; NaN where a variable is constant in the resample."""
+        r, smallest = self._from_sums(float(self.n), counts @ self.design)
+        # One-pass sums lose accuracy when a resample's variance is tiny: redo those rows by
+        # the two-pass formula, and mark truly constant resamples (no correlation) as NaN.
+        suspicious = (~(smallest > _DEGENERATE_VARIANCE * float(self.n) ** 2)).any(axis=1)
+        if suspicious.any():
+            rows = counts[suspicious]
+            fixed = self._two_pass(rows)
+            fixed[_constant_mask(rows, self.reference, self.predictions)] = np.nan
+            r[suspicious] = fixed
+        return r
+
+    def jackknife(self) -> np.ndarray:
+        """(n x m) leave-one-out correlations in O(n m): total sums minus each item's terms."""
+        leave_one_out = self.design.sum(axis=0)[None, :] - self.design
+        return self._from_sums(float(self.n - 1), leave_one_out)[0]
+
+
+def _rank_plan(x: np.ndarray):
+    """Sort order and tie groups of ``x``, computed once."""
+    order = np.argsort(x, kind="stable")
+    sorted_x = x[order]
+    new_group = np.empty(x.size, dtype=bool)
+    new_group[0] = True
+    new_group[1:] = sorted_x[1:] != sorted_x[:-1]
+    if new_group.all():
+        return order, None, None
+    group_of = np.cumsum(new_group) - 1  # group index of each sorted position
+    group_end = np.append(np.flatnonzero(new_group)[1:], x.size) - 1  # last position per group
+    return order, group_of, group_end
+
+
+def _doubled_ranks(counts: np.ndarray, plan) -> np.ndarray:
+    """2 x (average rank) of every item in each count-weighted resample, in item order.
+
+    An item drawn w times forms, with the items tied to it, one tie block; its average rank is
+    (#draws below the block) + (block size + 1) / 2. Doubled ranks are integers, so the sums
+    below are exact in float64 for n up to several thousand.
+    """
+    order, group_of, group_end = plan
+    in_order = counts[:, order]
+    cumulative = np.cumsum(in_order, axis=1)
+    if group_of is None:
+        doubled_sorted = 2.0 * cumulative - in_order + 1.0
+    else:
+        ends = cumulative[:, group_end]
+        before = np.zeros_like(ends)
+        before[:, 1:] = ends[:, :-1]
+        doubled_sorted = (before + ends + 1.0)[:, group_of]
+    doubled = np.empty_like(doubled_sorted)
+    doubled[:, order] = doubled_sorted
+    return doubled
+
+
+def _rank_correlations(weights: np.ndarray, count: float, rh: np.ndarray, rxs: Iterable):
+    """Weighted Pearson r of the reference ranks ``rh`` with each system's ranks in ``rxs``."""
+    weighted_h = weights * rh
+    sh = weighted_h.sum(axis=1)
+    shh = np.einsum("ij,ij->i", weighted_h, rh)
+    columns, smallest = [], []
+    for rx in rxs:
+        sx = np.einsum("ij,ij->i", weights, rx)
+        shx = np.einsum("ij,ij->i", weighted_h, rx)
+        sxx = np.einsum("ij,ij->i", weights * rx, rx)
+        r, var_h, var_x = _pearson_from_sums(count, sh, sx, shh, sxx, shx)
+        columns.append(r)
+        smallest.append(np.minimum(var_h, var_x))
+    return np.column_stack(columns), np.column_stack(smallest)
+
+
+class SpearmanCorrelations:
+    """rho(references, predictions[k]) of every system k, ranks recomputed in every resample.
+
+    Parameters
+    ----------
+    references : numpy.ndarray
+        The n gold scores.
+    predictions : numpy.ndarray
+        (m x n) scores of the m systems.
+    """
+
+    def __init__(self, references: np.ndarray, predictions: np.ndarray):
+        self.reference = references
+        self.predictions = np.atleast_2d(predictions)
+        self.n, self.m = references.size, self.predictions.shape[0]
+        self.reference_plan = _rank_plan(references)
+        self.plans = [_rank_plan(x) for x in self.predictions]
+
+    def correlations(self, counts: np.ndarray) -> np.ndarray:
+        """(rows x m) correlations; NaN where a variable is constant in the resample."""
+        rh = _doubled_ranks(counts, self.reference_plan)
+        rxs = (_doubled_ranks(counts, plan) for plan in self.plans)
+        r, smallest = _rank_correlations(counts, float(self.n), rh, rxs)
+        # A non-constant resample has doubled-rank variance >= ~n^3; a constant one gives 0 up to
+        # rounding. Check the candidates exactly on the drawn values.
+        suspicious = (~(smallest > _DEGENERATE_VARIANCE * float(self.n) ** 4)).any(axis=1)
+        if suspicious.any():
+            rows = np.flatnonzero(suspicious)
+            constant = _constant_mask(counts[rows], self.reference, self.predictions)
+            block = r[rows]
+            block[constant] = np.nan
+            r[rows] = block
+        return r
+
+    def jackknife(self) -> np.ndarray:
+        """(n x m) leave-one-out correlations, exact: O(n^2 m) work in O(chunk x n) memory.
+
+        Removing item i lowers the average rank of every item above it by 1 and of every item
+        tied with it by 1/2, so 2 R'_j = 2 R_j - (sign(x_j - x_i) + 1) for j != i.
+        """
+        n = self.n
+        ones = np.ones((1, n))
+        full_h = _doubled_ranks(ones, self.reference_plan)[0]
+        full_x = [_doubled_ranks(ones, plan)[0] for plan in self.plans]
+        out = np.empty((n, self.m))
+        size = max(1, CHUNK_ELEMENTS // n)
+        for start in range(0, n, size):
+            rows = np.arange(start, min(n, start + size))
+
+            def dropped(doubled: np.ndarray, x: np.ndarray, rows: np.ndarray = rows):
+                return doubled[None, :] - (np.sign(x[None, :] - x[rows, None]) + 1.0)
+
+            weights = np.ones((rows.size, n))
+            weights[np.arange(rows.size), rows] = 0.0
+            rxs = (dropped(doubled, x) for doubled, x in zip(full_x, self.predictions))
+            out[rows] = _rank_correlations(
+                weights, float(n - 1), dropped(full_h, self.reference), rxs
+            )[0]
+        return out
+
+
+#: Correlation engine of each bootstrap statistic.
+CORRELATION_ENGINES: dict[str, Any] = {
+    "pearson": PearsonCorrelations,
+    "spearman": SpearmanCorrelations,
+}
+
+
+class PearsonDelta:
+    """r(h, a) and r(h, b) of count-weighted resamples, and the jackknife of r(h, a) - r(h, b)."""
+
+    engine_class: Any = PearsonCorrelations
+
+    def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray):
+        self.engine = self.engine_class(h, np.vstack([a, b]))
+
+    def correlations(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(r_ha, r_hb) per row of ``counts``; NaN where a variable is constant in the resample."""
+        r = self.engine.correlations(counts)
+        return r[:, 0], r[:, 1]
+
+    def jackknife(self) -> np.ndarray:
+        """Leave-one-out deltas r(h, a) - r(h, b)."""
+        r = self.engine.jackknife()
+        return r[:, 0] - r[:, 1]
+
+
+class SpearmanDelta(PearsonDelta):
+    """:class:`PearsonDelta` for Spearman's rho (ranks recomputed inside every resample)."""
+
+    engine_class = SpearmanCorrelations
+
+
+# --------------------------------------------------------------------------------------------
+# BCa / percentile intervals, vectorised over comparisons
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BootstrapIntervals:
+    """Intervals of P comparisons (arrays of length P).
+
+    Attributes
+    ----------
+    low, high : numpy.ndarray
+        End points; NaN where BCa is undefined (infinite bias correction) or no resample is left.
+    bias_correction : numpy.ndarray
+        z0 = Phi^-1(share of bootstrap values below the observed one, ties counted half).
+    acceleration : numpy.ndarray or None
+        BCa's acceleration; ``None`` for percentile intervals.
+    n_used : numpy.ndarray
+        Resamples with a defined value (NaN ones are dropped).
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    bias_correction: np.ndarray
+    acceleration: np.ndarray | None
+    n_used: np.ndarray
+
+
+def row_quantiles(sorted_rows: np.ndarray, n_valid: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Quantile ``levels[i]`` of the first ``n_valid[i]`` values of each sorted row.
+
+    Linear interpolation between order statistics, as ``numpy.quantile``'s default method; NaN
+    where a level is NaN or a row has no valid value.
+    """
+    rows = np.arange(sorted_rows.shape[0])
+    ok = (n_valid > 0) & np.isfinite(levels)
+    last = np.maximum(n_valid - 1, 0)
+    index = np.where(ok, levels, 0.0) * last
+    lower = np.minimum(np.floor(index).astype(np.intp), last)
+    upper = np.minimum(lower + 1, last)
+    t = index - lower
+    a, b = sorted_rows[rows, lower], sorted_rows[rows, upper]
+    difference = b - a
+    # numpy's lerp: interpolate from the nearer end, so t = 1 returns b exactly.
+    value = np.where(t >= 0.5, b - difference * (1.0 - t), a + difference * t)
+    return np.where(ok, value, np.nan)
+
+
+def bootstrap_intervals(
+    distributions: np.ndarray,
+    observed: np.ndarray,
+    *,
+    confidence_level: float,
+    jackknife: np.ndarray | None = None,
+) -> BootstrapIntervals:
+    r"""BCa (with ``jackknife``) or percentile intervals of P statistics from their resamples.
+
+    Parameters
+    ----------
+    distributions : numpy.ndarray
+        (P x B) bootstrap values, one row per statistic; NaN marks a resample without a value.
+    observed : numpy.ndarray
+        (P,) observed values.
+    confidence_level : float
+    jackknife : numpy.ndarray, optional
+        (P x n) leave-one-out values; given, the interval is BCa, else percentile.
+
+    Notes
+    -----
+    :math:`\hat z_0 = \Phi^{-1}\big((\#\{\theta^*_b < \hat\theta\} + \tfrac12\#\{\theta^*_b =
+    \hat\theta\}) / B\big)`, :math:`\hat a = \sum_i U_i^3 / (6 (\sum_i U_i^2)^{3/2})` with
+    :math:`U_i = \bar\theta_{(\cdot)} - \theta_{(i)}`, and the end points are the quantiles
+    :math:`\Phi(\hat z_0 + (\hat z_0 + z_{\alpha})/(1 - \hat a(\hat z_0 + z_{\alpha})))` of the
+    bootstrap values (Efron & Tibshirani 1993, eqs. 14.9-14.15).
+    """
+    n_used = np.count_nonzero(~np.isnan(distributions), axis=1)
+    target = observed[:, None]
+    below = np.count_nonzero(distributions < target, axis=1) + np.count_nonzero(
+        distributions <= target, axis=1
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bias_correction = special.ndtri(below / (2.0 * n_used))
+    alpha = (1.0 - confidence_level) / 2.0
+    acceleration = None
+    if jackknife is None:
+        levels = [np.full(observed.shape, alpha), np.full(observed.shape, 1.0 - alpha)]
+    else:
+        u = jackknife.mean(axis=1, keepdims=True) - jackknife
+        denominator = np.sum(u * u, axis=1) ** 1.5
+        numerator = np.sum(u**3, axis=1)
+        # Zero spread (e.g. identical systems: every jackknife value is the same) gives a = 0.
+        acceleration = np.divide(
+            numerator, 6.0 * denominator, out=np.zeros_like(numerator), where=denominator != 0.0
+        )
+        z_alpha = special.ndtri(alpha)
+        levels = []
+        for z in (z_alpha, -z_alpha):
+            shifted = bias_correction + z
+            with np.errstate(invalid="ignore"):
+                adjusted = bias_correction + shifted / (1.0 - acceleration * shifted)
+            levels.append(np.where(np.isfinite(bias_correction), special.ndtr(adjusted), np.nan))
+    ordered = np.sort(distributions, axis=1)  # NaN sorts last
+    low, high = (row_quantiles(ordered, n_used, level) for level in levels)
+    return BootstrapIntervals(low, high, bias_correction, acceleration, n_used)

@@ -1,0 +1,96 @@
+"""The on-disk cache of static vectors distilled with model2vec from sentence-transformers models.
+
+Distilling runs every vocabulary token through the transformer once, so the result is kept under
+the sts-extras cache and found again by a key of the model's files and the options. model2vec is
+imported only when a model is distilled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from sts_extras.integrations.hub import ModelSource
+
+__all__ = ["default_cache_dir", "distill_to", "distillation_key", "distilled_model_dir"]
+
+
+def default_cache_dir() -> Path:
+    """The sts-extras cache: ``$STS_EXTRAS_CACHE`` if set, else ``~/.cache/sts_extras``."""
+    configured = os.environ.get("STS_EXTRAS_CACHE")
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "sts_extras"
+
+
+def _slug(text: str) -> str:
+    """``text`` as a folder name: runs of other characters than ``[A-Za-z0-9._-]`` become ``-``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "model"
+
+
+def distillation_key(source: str, pca_dims: int | None) -> str:
+    """12 hex digits naming one distillation: source, options, model2vec version, model files."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        m2v_version = version("model2vec")
+    except PackageNotFoundError:
+        m2v_version = "unknown"
+    stamp: list[Any] = [source, pca_dims, "float32", m2v_version]
+    path = Path(source)
+    if path.is_dir():
+        for candidate in (
+            sorted(path.glob("*.safetensors"))
+            + sorted(path.glob("pytorch_model.bin"))
+            + [path / "tokenizer.json"]
+        ):
+            if candidate.is_file():
+                info = candidate.stat()
+                stamp.append((candidate.name, info.st_size, info.st_mtime_ns))
+    return hashlib.blake2b(repr(stamp).encode(), digest_size=6).hexdigest()
+
+
+def distill_to(source: str, target: Path, pca_dims: int | None) -> None:
+    """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``."""
+    try:
+        from model2vec.distill import distill
+    except ImportError as error:
+        raise ImportError(
+            "Distilling static vectors needs model2vec's distill extra: "
+            f"pip install 'model2vec[distill]' ({error})."
+        ) from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    model = distill(source, pca_dims=pca_dims, quantize_to="float32")
+    staging = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        model.save_pretrained(str(staging))
+        try:
+            os.replace(staging, target)  # atomic: a concurrent reader sees all or nothing
+            os.chmod(target, 0o755)  # mkdtemp made it private
+        except OSError:
+            if not (target / "config.json").is_file():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def distilled_model_dir(
+    model: ModelSource, *, cache_dir: str | os.PathLike | None, pca_dims: int | None
+) -> Path:
+    """The cached model2vec directory distilled from ``model``, distilling it on first use.
+
+    The folder is ``<cache_dir>/<model>-model2vec-<key>`` (``cache_dir`` defaults to
+    ``<cache>/vectors``, see :func:`default_cache_dir`); the key changes with the model's files,
+    ``pca_dims`` and the model2vec version, so a stale copy is never read.
+    """
+    root = (
+        Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir() / "vectors"
+    )
+    source = model.location
+    target = root / f"{_slug(model.display)}-model2vec-{distillation_key(source, pca_dims)}"
+    if not (target / "config.json").is_file():
+        distill_to(source, target, pca_dims)
+    return target

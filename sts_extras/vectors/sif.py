@@ -1,0 +1,109 @@
+"""Smooth-inverse-frequency (SIF) word weights ``a / (a + p(w))`` (Arora et al., 2017).
+
+``p(w)`` comes from ``wordfreq`` (imported only when a frequency is looked up) or from a counts
+file or mapping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.vectors.tokenization import strip_subword_marker
+
+__all__ = ["SIFWeights"]
+
+
+@dataclass(frozen=True)
+class SIFWeights:
+    """Smooth-inverse-frequency word weights ``a / (a + p(w))`` (Arora et al., 2017).
+
+    ``p(w)`` comes from ``wordfreq`` (default, language ``lang``) or from ``counts``: a path to a
+    ``word count`` file (one pair per line, the format of the DynaMax reference code) or a
+    mapping word -> count. A word without a frequency gets ``p = 0``, i.e. weight 1, as in the
+    reference code. Subword markers (``##``, ``▁``, ``Ġ``) are stripped before the lookup.
+
+    Parameters
+    ----------
+    a : float
+        The smoothing constant (1e-3 in Arora et al. and in DynaMax-SIF).
+    counts : str, os.PathLike or mapping, optional
+        Word counts; None uses ``wordfreq``.
+    lang : str
+        The ``wordfreq`` language code.
+
+    Examples
+    --------
+    >>> from sts_extras.vectors import SIFWeights
+    >>> SIFWeights(counts={"the": 98, "cat": 2}).weights(["the", "cat", "dog"]).round(4).tolist()
+    [0.001, 0.0476, 1.0]
+    """
+
+    a: float = 1e-3
+    counts: str | os.PathLike | Mapping[str, float] | None = None
+    lang: str = "en"
+    _frequencies: Mapping[str, float] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        if isinstance(self.a, bool) or not isinstance(self.a, (int, float)) or not self.a > 0:
+            raise UserInputError(f"`a` must be a positive number, got {self.a!r}.")
+        if self.counts is not None:
+            raw = (
+                self.counts if isinstance(self.counts, Mapping) else _read_counts(Path(self.counts))
+            )
+            total = float(sum(raw.values()))
+            if total <= 0:
+                raise UserInputError("`counts` must hold at least one positive count.")
+            object.__setattr__(
+                self, "_frequencies", {word: float(c) / total for word, c in raw.items()}
+            )
+
+    def frequency(self, word: str) -> float:
+        """``p(w)`` of one word."""
+        word = strip_subword_marker(word)
+        if self._frequencies is not None:
+            return self._frequencies.get(word, 0.0)
+        from wordfreq import word_frequency
+
+        return float(word_frequency(word, self.lang))
+
+    def weights(self, words: Iterable[str]) -> np.ndarray:
+        """The weight of each word, as a float64 array."""
+        return np.array(
+            [self.a / (self.a + self.frequency(word)) for word in words], dtype=np.float64
+        )
+
+
+def _read_counts(path: Path) -> dict[str, float]:
+    if not path.is_file():
+        raise UserFileNotFoundError(f"SIF counts file not found: {path}")
+    counts: dict[str, float] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 2:
+                raise ValueError(
+                    f"{path}, line {number}: expected 'word count', got {line.strip()!r}."
+                )
+            try:
+                count = float(parts[1])
+            except ValueError:
+                raise ValueError(
+                    f"{path}, line {number}: the count {parts[1]!r} is not a number."
+                ) from None
+            if not np.isfinite(count) or count < 0:
+                raise ValueError(
+                    f"{path}, line {number}: the count must be a non-negative number, "
+                    f"got {parts[1]}."
+                )
+            counts[parts[0]] = counts.get(parts[0], 0.0) + count
+    return counts

@@ -1,0 +1,312 @@
+"""Tokenisation for word-vector tables: text to tokens to table rows.
+
+Word-level vectors are tokenised with a regular expression (:data:`DEFAULT_TOKEN_PATTERN`); each
+token is looked up as written first, then lower-cased, then -- for hyphenated or apostrophised
+compounds -- part by part. Subword vectors (model2vec) use their own Hugging Face ``tokenizers``
+tokenizer, imported only when a saved vocabulary holds one.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sts_extras.errors import UserInputError, UserInputTypeError
+
+__all__ = [
+    "DEFAULT_TOKEN_PATTERN",
+    "RegexTokenizer",
+    "TokenizedSentences",
+    "Vocabulary",
+    "strip_subword_marker",
+]
+
+#: Default word tokens: runs of word characters, with internal hyphens or apostrophes kept
+#: ("state-of-the-art", "don't"); punctuation and whitespace are not tokens.
+DEFAULT_TOKEN_PATTERN = r"\w+(?:['\u2019-]\w+)*"
+_COMPOUND_SPLIT = re.compile(r"['\u2019-]")
+# subword markers stripped before a frequency lookup (WordPiece, SentencePiece, byte-level BPE)
+_SUBWORD_MARKERS = ("##", "\u2581", "\u0120")
+
+
+class RegexTokenizer:
+    """Split text into the substrings matching ``pattern`` (default :data:`DEFAULT_TOKEN_PATTERN`).
+
+    Examples
+    --------
+    >>> from sts_extras.vectors import RegexTokenizer
+    >>> RegexTokenizer()("A state-of-the-art model, isn't it?")
+    ['A', 'state-of-the-art', 'model', "isn't", 'it']
+    """
+
+    def __init__(self, pattern: str = DEFAULT_TOKEN_PATTERN) -> None:
+        if not isinstance(pattern, str):
+            raise UserInputTypeError(
+                f"`pattern` must be a regular expression string, got {type(pattern).__name__}."
+            )
+        try:
+            self._regex = re.compile(pattern)
+        except re.error as error:
+            raise UserInputError(
+                f"`pattern` is not a valid regular expression ({error}): {pattern!r}."
+            ) from None
+        self.pattern = pattern
+
+    def __call__(self, text: str) -> list[str]:
+        return self._regex.findall(text)
+
+    def __repr__(self) -> str:
+        return f"RegexTokenizer({self.pattern!r})"
+
+
+@dataclass(frozen=True)
+class TokenizedSentences:
+    """Sentences as row ids of a vector table, with out-of-vocabulary statistics.
+
+    Attributes
+    ----------
+    ids : list of numpy.ndarray
+        One int64 array of row ids per sentence (unknown tokens dropped, repeats kept).
+    n_tokens : int
+        Tokens produced by the tokenizer (after stop-word removal).
+    n_dropped : int
+        Tokens dropped because no vector was found.
+    n_subword : int
+        Out-of-vocabulary tokens that received a vector from subword n-grams (fastText).
+    n_empty : int
+        Sentences left with no token at all.
+    """
+
+    ids: list[np.ndarray]
+    n_tokens: int
+    n_dropped: int
+    n_subword: int
+    n_empty: int
+
+    @property
+    def dropped_share(self) -> float:
+        """Share of tokens dropped (0 when there are no tokens)."""
+        return self.n_dropped / self.n_tokens if self.n_tokens else 0.0
+
+
+class Vocabulary:
+    """Maps text to rows of a word-vector table (tokenisation + lookup, no vectors).
+
+    Parameters
+    ----------
+    words : sequence of str
+        The word of each table row.
+    tokenizer : callable, optional
+        ``str -> list[str]``. Default: the source's own tokenizer (``hf_tokenizer``) if any, else
+        :class:`RegexTokenizer`.
+    hf_tokenizer : tokenizers.Tokenizer, optional
+        A Hugging Face ``tokenizers`` tokenizer whose ids are the table rows (model2vec).
+    lowercase : bool
+        Look a token up lower-cased when it is not found as written.
+    split_compounds : bool
+        Look up the parts of an unknown hyphenated/apostrophised token ("ice-cream" -> "ice",
+        "cream").
+    stop_words : iterable of str, optional
+        Tokens to drop before lookup (compared lower-cased). None keeps every token.
+    """
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        *,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        hf_tokenizer: Any = None,
+        lowercase: bool = True,
+        split_compounds: bool = True,
+        stop_words: Iterable[str] | None = None,
+    ) -> None:
+        if tokenizer is not None and not callable(tokenizer):
+            raise UserInputTypeError(
+                "`tokenizer` must be callable (str -> list of str), got "
+                f"{type(tokenizer).__name__}."
+            )
+        self.words = list(words)
+        self.key_to_index: dict[str, int] = {}
+        for index, word in enumerate(self.words):
+            self.key_to_index.setdefault(word, index)
+        self.hf_tokenizer = hf_tokenizer
+        self._unk_id: int | None = None
+        if hf_tokenizer is not None:
+            hf_tokenizer.no_truncation()
+            hf_tokenizer.no_padding()
+            self._unk_id = _unk_token_id(hf_tokenizer)
+        self.tokenizer = (
+            tokenizer
+            if tokenizer is not None
+            else (None if hf_tokenizer is not None else RegexTokenizer())
+        )
+        self.lowercase = bool(lowercase)
+        self.split_compounds = bool(split_compounds)
+        self.stop_words = (
+            frozenset(word.lower() for word in stop_words) if stop_words is not None else None
+        )
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def copy(self) -> Vocabulary:
+        """A fresh vocabulary with the same settings and an empty lookup cache."""
+        return Vocabulary(
+            self.words,
+            tokenizer=self.tokenizer,
+            hf_tokenizer=_copy.deepcopy(self.hf_tokenizer)
+            if self.hf_tokenizer is not None
+            else None,
+            lowercase=self.lowercase,
+            split_compounds=self.split_compounds,
+            stop_words=self.stop_words,
+        )
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of ``text`` (before lookup; stop words removed)."""
+        if self.tokenizer is None:
+            tokens = self.hf_tokenizer.encode(text, add_special_tokens=False).tokens
+        else:
+            tokens = list(self.tokenizer(text))
+        if self.stop_words is not None:
+            tokens = [
+                token
+                for token in tokens
+                if strip_subword_marker(token).lower() not in self.stop_words
+            ]
+        return tokens
+
+    def lookup(
+        self, token: str, on_missing: Callable[[str], int | None] | None = None
+    ) -> tuple[int, ...]:
+        """Rows for one token: as written, then lower-cased, then compound parts; () if unknown."""
+        cached = self._cache.get(token)
+        if cached is not None:
+            return cached
+        rows = self._find(token)
+        if rows is None and on_missing is not None:
+            row = on_missing(token)
+            rows = (row,) if row is not None else None
+        result = rows if rows is not None else ()
+        self._cache[token] = result
+        return result
+
+    def _find(self, token: str) -> tuple[int, ...] | None:
+        row = self.key_to_index.get(token)
+        if row is None and self.lowercase:
+            row = self.key_to_index.get(token.lower())
+        if row is not None and row != self._unk_id:  # the unknown-token row is no vector
+            return (row,)
+        if self.split_compounds and _COMPOUND_SPLIT.search(token):
+            parts = [part for part in _COMPOUND_SPLIT.split(token) if part]
+            found = [self._find(part) for part in parts]
+            rows = tuple(row for item in found if item is not None for row in item)
+            return rows or None
+        return None
+
+    def encode(
+        self, texts: Sequence[str], *, on_missing: Callable[[str], int | None] | None = None
+    ) -> TokenizedSentences:
+        """Row ids of each text (unknown tokens dropped) with out-of-vocabulary counts."""
+        texts = _as_texts(texts)
+        if self.tokenizer is None and self.stop_words is None:
+            return self._encode_hf(texts)
+        ids: list[np.ndarray] = []
+        n_tokens = n_dropped = n_subword = 0
+        for text in texts:
+            rows: list[int] = []
+            tokens = self.tokenize(text)
+            n_tokens += len(tokens)
+            for token in tokens:
+                found = self.lookup(token, on_missing)
+                if not found:
+                    n_dropped += 1
+                elif found[0] >= len(self.words):
+                    n_subword += 1
+                rows.extend(found)
+            ids.append(np.asarray(rows, dtype=np.int64))
+        n_empty = sum(1 for item in ids if item.size == 0)
+        return TokenizedSentences(ids, n_tokens, n_dropped, n_subword, n_empty)
+
+    def _encode_hf(self, texts: list[str]) -> TokenizedSentences:
+        encodings = self.hf_tokenizer.encode_batch(texts, add_special_tokens=False)
+        ids = [np.asarray(encoding.ids, dtype=np.int64) for encoding in encodings]
+        n_tokens = sum(item.size for item in ids)
+        if self._unk_id is not None:
+            ids = [item[item != self._unk_id] for item in ids]
+        n_dropped = n_tokens - sum(item.size for item in ids)
+        n_empty = sum(1 for item in ids if item.size == 0)
+        return TokenizedSentences(ids, n_tokens, n_dropped, 0, n_empty)
+
+    # persistence (used by the sentence-transformers tokenizer adapter)
+    def to_config(self) -> dict[str, Any]:
+        """A JSON-serialisable description; only regex or source tokenizers can be saved."""
+        if self.tokenizer is not None and not isinstance(self.tokenizer, RegexTokenizer):
+            raise UserInputError(
+                "Only the default tokenisation or a RegexTokenizer can be saved; got a custom "
+                f"tokenizer callable {self.tokenizer!r}."
+            )
+        return {
+            "words": self.words,
+            "pattern": self.tokenizer.pattern if self.tokenizer is not None else None,
+            "hf_tokenizer": self.hf_tokenizer.to_str() if self.hf_tokenizer is not None else None,
+            "lowercase": self.lowercase,
+            "split_compounds": self.split_compounds,
+            "stop_words": sorted(self.stop_words) if self.stop_words is not None else None,
+        }
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Vocabulary:
+        """Inverse of :meth:`to_config`."""
+        hf_tokenizer = None
+        if config.get("hf_tokenizer"):
+            from tokenizers import Tokenizer
+
+            hf_tokenizer = Tokenizer.from_str(config["hf_tokenizer"])
+        pattern = config.get("pattern")
+        return cls(
+            config["words"],
+            tokenizer=RegexTokenizer(pattern) if pattern is not None else None,
+            hf_tokenizer=hf_tokenizer,
+            lowercase=config.get("lowercase", True),
+            split_compounds=config.get("split_compounds", True),
+            stop_words=config.get("stop_words"),
+        )
+
+
+def strip_subword_marker(token: str) -> str:
+    """``token`` without a leading subword marker (``##``, ``▁``, ``Ġ``)."""
+    for marker in _SUBWORD_MARKERS:
+        if token.startswith(marker):
+            return token[len(marker) :]
+    return token
+
+
+def _unk_token_id(tokenizer: Any) -> int | None:
+    model = json.loads(tokenizer.to_str()).get("model", {})
+    unk = model.get("unk_token")
+    if unk is not None:
+        return tokenizer.token_to_id(unk)
+    unk_id = model.get("unk_id")
+    return int(unk_id) if unk_id is not None else None
+
+
+def _as_texts(texts: Any) -> list[str]:
+    if isinstance(texts, str):
+        raise UserInputTypeError(
+            "Expected a sequence of sentences, got a single string; wrap it in a list."
+        )
+    items = list(texts)
+    for index, text in enumerate(items):
+        if not isinstance(text, str):
+            raise UserInputTypeError(
+                f"Sentence {index} must be a string, got {type(text).__name__}."
+            )
+    return items

