@@ -1,15 +1,25 @@
-"""Speed of `bootstrap_correlation_difference` against `scipy.stats.bootstrap`, same process.
+"""Speed of `bootstrap_correlation_difference`: against sts-extras 0.1 and `scipy.stats.bootstrap`.
 
-Target (issue 4): n = 5000 items, 10000 resamples, Pearson, BCa: at least 10x faster than
+Issue 16 ("fast where users wait"), in one process:
+
+* per call, today's code against the 0.1 implementation (``git show 04b08c7:...bootstrap.py``,
+  loaded as a module), at n = 1k / 10k / 50k, 10,000 resamples, Pearson and Spearman: wall and
+  CPU time, minor page faults (``getrusage``) and a check that both give identical results;
+* the shared draw: a task with k comparisons against one baseline, as k calls of
+  ``bootstrap_correlation_difference`` (each draws the same resamples again) against one
+  ``compare_models`` call (one draw for all models), with the intervals checked equal.
+
+Issue 4: n = 5000, 10000 resamples, Pearson, BCa: at least 10x faster than
 ``scipy.stats.bootstrap((h, a, b), statistic, paired=True, vectorized=True, method="BCa")``, with
-intervals within Monte-Carlo error of scipy's. Spearman is reported too.
+intervals within Monte-Carlo error of scipy's (``--scipy``).
 
-Run from the repository root::
+Run from the repository root (a git checkout, for the 0.1 baseline)::
 
-    python benchmarks/bench_bca_bootstrap.py            # n=5000, 10000 resamples
-    python benchmarks/bench_bca_bootstrap.py --n 1000 --resamples 2000 --no-spearman
+    python benchmarks/bench_bca_bootstrap.py                       # 0.1 vs today, shared draw
+    python benchmarks/bench_bca_bootstrap.py --sizes 1000 10000 --no-spearman
+    python benchmarks/bench_bca_bootstrap.py --scipy --n 5000      # against scipy (issue 4)
 
-What is printed, per statistic:
+What ``--scipy`` prints, per statistic:
 * wall time of ours (best of ``--repeats``) and of scipy (one run; it is slow), and the ratio;
 * both intervals computed with *different* seeds, and the Monte-Carlo spread of the end points
   (standard deviation over ``--mc-seeds`` runs of ours), so "within Monte-Carlo error" is a number;
@@ -20,12 +30,24 @@ What is printed, per statistic:
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib.util
+import resource
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
+from sts_extras.stats.model_comparison import compare_models
+
+#: The commit of sts-extras 0.1's bootstrap (before the engines moved to stats.resampling).
+BASELINE_COMMIT = "04b08c7"
+RESULT_FIELDS = ("delta", "ci_low", "ci_high", "bias_correction", "acceleration", "r1", "r2")
 
 
 def _pearson(x, y, axis=-1):
@@ -120,16 +142,154 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
     print(f"same-seed max |diff| of end points: {same_diff:.2e}")
 
 
+def load_baseline():
+    """The 0.1 ``bootstrap`` module, from git, imported from a temporary file."""
+    root = Path(__file__).resolve().parents[1]
+    source = subprocess.run(
+        ["git", "show", f"{BASELINE_COMMIT}:sts_extras/stats/bootstrap.py"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / "bootstrap_0_1.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("bootstrap_0_1", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def measured(function):
+    """(wall s, CPU s, minor page faults, result) of one call."""
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = function()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return wall, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults, result
+
+
+def best_of(function, repeats: int):
+    runs = [measured(function) for _ in range(repeats)]
+    return min(run[0] for run in runs), min(run[1] for run in runs), runs[-1][2], runs[-1][3]
+
+
+def against_baseline(baseline, sizes, statistics, resamples: int, repeats: int) -> bool:
+    """Per-call time of 0.1 and of today's code, alternating, and identity of the results."""
+    print(f"--- per call, {resamples} resamples, BCa 95%: sts-extras 0.1 vs today")
+    print("    n  statistic  |  0.1 wall    cpu   faults |  now wall    cpu  faults | speed-up")
+    identical = True
+    for n in sizes:
+        gold, system_a, system_b = make_data(n)
+        for statistic in statistics:
+            calls = {}
+            for name, function in (
+                ("0.1", baseline.bootstrap_correlation_difference),
+                ("now", bootstrap_correlation_difference),
+            ):
+                call = functools.partial(
+                    function,
+                    system_a,
+                    system_b,
+                    gold,
+                    statistic=statistic,
+                    n_resamples=resamples,
+                    seed=11,
+                )
+                calls[name] = best_of(
+                    call,
+                    1 if n * resamples > 2 * 10**8 and statistic == "spearman" else repeats,
+                )
+            old, new = calls["0.1"][3], calls["now"][3]
+            same = all(getattr(old, f) == getattr(new, f) for f in RESULT_FIELDS)
+            same &= np.array_equal(old.bootstrap_distribution, new.bootstrap_distribution)
+            identical &= same
+            print(
+                f"{n:>6}  {statistic:9s}  | {calls['0.1'][0]:7.2f} {calls['0.1'][1]:7.2f} "
+                f"{calls['0.1'][2]:8d} | {calls['now'][0]:7.2f} {calls['now'][1]:7.2f} "
+                f"{calls['now'][2]:6d} | {calls['0.1'][0] / calls['now'][0]:5.1f}x wall "
+                f"{calls['0.1'][1] / calls['now'][1]:5.1f}x cpu  identical: {same}",
+                flush=True,
+            )
+    return identical
+
+
+def shared_draw(n: int, comparisons, statistic: str, resamples: int, repeats: int) -> bool:
+    """k comparisons against a baseline: k per-comparison calls vs one shared draw."""
+    print(f"--- shared draw, n = {n}, {resamples} resamples, {statistic}")
+    rng = np.random.default_rng(5)
+    gold = np.round(rng.uniform(0, 5, n) * 5) / 5
+    equal = True
+    for k in comparisons:
+        models = {f"model-{j}": gold + rng.normal(0, 1.0 + j / 8, n) for j in range(k + 1)}
+        baseline = models.pop("model-0")
+
+        def per_comparison(models=models, baseline=baseline):
+            return {
+                name: bootstrap_correlation_difference(
+                    scores,
+                    baseline,
+                    gold,
+                    statistic=statistic,
+                    n_resamples=resamples,
+                    seed=3,
+                )
+                for name, scores in models.items()
+            }
+
+        def one_draw(models=models, baseline=baseline):
+            return compare_models(
+                gold,
+                {**models, "baseline": baseline},
+                statistic=statistic,
+                n_resamples=resamples,
+                seed=3,
+            )
+
+        loop_wall, loop_cpu, _, loop = best_of(per_comparison, repeats)
+        shared_wall, shared_cpu, _, shared = best_of(one_draw, repeats)
+        worst = max(
+            abs(getattr(shared.pair(name, "baseline"), end) - getattr(loop[name], end))
+            for name in models
+            for end in ("ci_low", "ci_high")
+        )
+        # A wider design matrix may change the last bits of the matrix products.
+        equal &= worst <= 1e-12
+        print(
+            f"k = {k:>2} comparisons: per-comparison calls {loop_wall:6.2f} s wall "
+            f"({loop_cpu:6.2f} s cpu); one compare_models draw {shared_wall:6.2f} s "
+            f"({shared_cpu:6.2f} s cpu): {loop_wall / shared_wall:4.1f}x wall, "
+            f"{loop_cpu / shared_cpu:4.1f}x cpu; max |interval difference| {worst:.1e}",
+            flush=True,
+        )
+    return equal
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--resamples", type=int, default=10000)
-    parser.add_argument("--repeats", type=int, default=3, help="runs of ours; best time reported")
-    parser.add_argument("--mc-seeds", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each; best time reported")
+    parser.add_argument("--comparisons", type=int, nargs="+", default=[3, 10])
+    parser.add_argument("--shared-n", type=int, default=10000, help="items of the shared draw")
     parser.add_argument("--no-spearman", action="store_true")
+    parser.add_argument("--scipy", action="store_true", help="compare with scipy (issue 4)")
+    parser.add_argument("--n", type=int, default=5000, help="items, with --scipy")
+    parser.add_argument("--mc-seeds", type=int, default=5, help="with --scipy")
     args = parser.parse_args()
-    for statistic in ("pearson",) if args.no_spearman else ("pearson", "spearman"):
-        run(statistic, args.n, args.resamples, args.repeats, args.mc_seeds)
+    statistics = ("pearson",) if args.no_spearman else ("pearson", "spearman")
+    if args.scipy:
+        for statistic in statistics:
+            run(statistic, args.n, args.resamples, args.repeats, args.mc_seeds)
+        return
+    identical = against_baseline(
+        load_baseline(), args.sizes, statistics, args.resamples, args.repeats
+    )
+    print(f"today's results identical to 0.1's (every field, every bootstrap value): {identical}")
+    equal = shared_draw(args.shared_n, args.comparisons, "pearson", args.resamples, args.repeats)
+    print(f"shared-draw intervals equal the per-comparison ones (to 1e-12): {equal}")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ evaluation by an independent merge-count route, prints the best-of-``repeats`` w
 each and the ratio, the time of the full ``weighted_rank_correlation`` (ranks, weights, ρ_w, τ_w,
 plain Spearman and Kendall), and the peak memory of ours (tracemalloc, numpy allocations).
 
-Target (issue 3): at n = 10⁶, at least 5x faster than the scipy route.
+Targets: at n = 10⁶, at least 5x faster than the scipy route (issue 3), in at most 60 bytes per
+item (issue 16; it was 111-121, scipy's route needs 32-39).
 
 Usage::
 
@@ -36,6 +37,7 @@ from sts_extras.stats.ranking import (
 )
 
 TARGET_RATIO = 5.0
+TARGET_BYTES_PER_ITEM = 60
 TOLERANCE = 1e-12
 
 
@@ -141,7 +143,7 @@ def run(n, ties, repeats, seed):
         f"full ρ_w+τ_w+ρ+τ {full_time:6.3f} s  peak mem {peak / n:4.0f} B/item"
     )
     assert abs(full.tau_w - our_value) <= TOLERANCE
-    return scipy_time / our_time, difference, our_error, scipy_error
+    return scipy_time / our_time, difference, our_error, scipy_error, peak / n
 
 
 def main(argv=None):
@@ -152,10 +154,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     worst = {}
-    agree, accurate, scipy_worst = True, True, 0.0
+    agree, accurate, scipy_worst, most_bytes = True, True, 0.0, 0.0
     for n in args.sizes:
         for ties in (False, True):
-            ratio, difference, our_error, scipy_error = run(n, ties, args.repeats, args.seed)
+            ratio, difference, our_error, scipy_error, per_item = run(
+                n, ties, args.repeats, args.seed
+            )
+            most_bytes = max(most_bytes, per_item)
             worst[n] = min(worst.get(n, float("inf")), ratio)
             agree &= difference <= TOLERANCE
             accurate &= our_error <= TOLERANCE
@@ -163,6 +168,11 @@ def main(argv=None):
     for n, ratio in worst.items():
         verdict = "meets" if ratio >= TARGET_RATIO else "MISSES"
         print(f"n = {n:,}: slowest ratio {ratio:.1f}x - {verdict} the {TARGET_RATIO:g}x target")
+    verdict = "meets" if most_bytes <= TARGET_BYTES_PER_ITEM else "MISSES"
+    print(
+        f"largest peak memory {most_bytes:.0f} B/item - {verdict} the "
+        f"{TARGET_BYTES_PER_ITEM} B/item target"
+    )
     print(f"ours within {TOLERANCE:g} of the long-double reference: {accurate}")
     print(
         f"ours within {TOLERANCE:g} of scipy: {agree} (scipy's own largest error vs long double: "

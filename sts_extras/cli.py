@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from sts_extras.errors import UserInputError
+from sts_extras.optional import MissingExtraError
 
 # subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -56,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
-    except UserInputError as error:
+    except (UserInputError, MissingExtraError) as error:  # fix the input / install the extra
         print(f"sts-extras {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

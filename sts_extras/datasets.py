@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sts_extras.errors import UserInputError
+from sts_extras.errors import UserInputError, UserInputTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -84,6 +84,9 @@ class DatasetSpec:
     score_range: tuple[float, float]
     annotation: str
     configs: tuple[ConfigSpec, ...] = field(default=())
+    # Hub card vocabulary (datasets' creators.json): who wrote the texts, who rated the pairs
+    language_creators: tuple[str, ...] = ("other",)
+    annotations_creators: tuple[str, ...] = ("other",)
 
     def config(self, config_name: str | None) -> ConfigSpec:
         """Return the named configuration (None = the first, the default)."""
@@ -138,6 +141,8 @@ DSCS_SPEC = DatasetSpec(
     ),
     score_range=(0.0, 5.0),
     annotation="expert-annotated (graduate students) and crowdsourced (Mechanical Turk)",
+    language_creators=("found",),  # definitions from Wikipedia and Merriam-Webster
+    annotations_creators=("expert-generated", "crowdsourced"),
     configs=(ConfigSpec("default", "All 50 pairs.", _PAIR_COLUMNS),),
 )
 
@@ -179,6 +184,8 @@ STSS131_SPEC = DatasetSpec(
         "human-annotated: `score` is the mean and `sd` the standard deviation of the ratings "
         "a panel of participants gave in controlled trials (see the paper for the procedure)"
     ),
+    language_creators=("expert-generated",),  # written by the authors from dialogue resources
+    annotations_creators=("other",),  # participants rating in controlled trials, not a platform
     configs=(
         ConfigSpec(
             "default",
@@ -333,43 +340,107 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def load_dataset(
-    name: str, config_name: str | None = None, *, cache_dir: str | None = None
-) -> datasets.DatasetDict:
-    """Load DSCS or STSS-131 through its builder, offline, from the package data.
+# `datasets.load_dataset` keywords that pick the data itself: ours ships inside the package
+_FIXED_SOURCE_KEYWORDS = ("data_dir", "data_files", "revision", "token")
 
-    The first call prepares the Arrow cache (``download_and_prepare``); later calls reuse it.
+
+def load_dataset(
+    name: str,
+    config: str | None = None,
+    *,
+    split: str | datasets.Split | list[str] | None = None,
+    streaming: bool = False,
+    cache_dir: str | None = None,
+    features: datasets.Features | None = None,
+    download_config: datasets.DownloadConfig | None = None,
+    download_mode: datasets.DownloadMode | str | None = None,
+    verification_mode: datasets.VerificationMode | str | None = None,
+    keep_in_memory: bool | None = None,
+    num_proc: int | None = None,
+    storage_options: dict[str, Any] | None = None,
+    **builder_kwargs: Any,
+) -> (
+    datasets.DatasetDict
+    | datasets.Dataset
+    | datasets.IterableDatasetDict
+    | datasets.IterableDataset
+):
+    """Load DSCS or STSS-131 through its builder, offline, like ``datasets.load_dataset``.
+
+    The first call prepares the Arrow cache (``download_and_prepare``); later calls reuse it. The
+    keywords are those of ``datasets.load_dataset`` and mean the same.
 
     Parameters
     ----------
     name : {"dscs", "stss131"}
         The benchmark ("STSS-131" and "stss_131" are accepted too).
-    config_name : str, optional
+    config : str, optional
         ``None``/``"default"``; for STSS-131 also ``"all"`` (adds the calibration pairs).
-    cache_dir : str, optional
-        Where ``datasets`` keeps the prepared Arrow files (default: its own cache).
+    split : str, optional
+        ``"test"`` (the one split), or a slice such as ``"test[:10]"``; None returns the
+        ``DatasetDict``.
+    streaming : bool
+        Return an ``IterableDataset`` (``IterableDatasetDict`` without ``split``), read lazily.
+    cache_dir, features, download_config, download_mode, verification_mode, keep_in_memory, \
+num_proc, storage_options
+        As in ``datasets.load_dataset``.
+    **builder_kwargs
+        Passed to the builder (``datasets.load_dataset``'s ``**config_kwargs``).
 
     Returns
     -------
-    datasets.DatasetDict
-        One split, ``test``.
+    datasets.DatasetDict or datasets.Dataset or datasets.IterableDatasetDict or \
+datasets.IterableDataset
+        As ``datasets.load_dataset`` returns for the same ``split`` and ``streaming``.
 
     Raises
     ------
     sts_extras.errors.UserInputError
         A ``ValueError``: for an unknown dataset or config name (the message lists the valid ones).
+    sts_extras.errors.UserInputTypeError
+        A ``TypeError``: for ``data_dir``, ``data_files``, ``revision`` or ``token``, which choose
+        another source (the tables ship inside the package).
 
     Examples
     --------
     >>> import sts_extras  # re-exports this function as sts_extras.load_dataset
     >>> sts_extras.load_dataset("dscs")["test"].num_rows
     50
+    >>> sts_extras.load_dataset("dscs", split="test[:3]")["id"][:]
+    [1, 2, 3]
+    >>> next(iter(sts_extras.load_dataset("stss131", "all", split="test", streaming=True)))["id"]
+    66
     """
+    import datasets
+    from datasets.utils.info_utils import is_small_dataset
+
+    fixed = sorted(set(builder_kwargs) & set(_FIXED_SOURCE_KEYWORDS))
+    if fixed:
+        raise UserInputTypeError(
+            f"load_dataset() does not take {', '.join(fixed)}: the {name!r} table ships inside "
+            "sts-extras (use datasets.load_dataset for other sources)."
+        )
     spec = get_spec(name)
-    config = spec.config(config_name)
-    builder = _builders()[spec.name](config_name=config.name, cache_dir=cache_dir)
-    builder.download_and_prepare()
-    return builder.as_dataset()
+    builder = _builders()[spec.name](
+        config_name=spec.config(config).name,
+        cache_dir=cache_dir,
+        features=features,
+        storage_options=storage_options,
+        **builder_kwargs,
+    )
+    if streaming:
+        return builder.as_streaming_dataset(split=split)
+    download_mode = datasets.DownloadMode(download_mode or "reuse_dataset_if_exists")
+    builder.download_and_prepare(
+        download_config=download_config,
+        download_mode=download_mode,
+        verification_mode=verification_mode,
+        num_proc=num_proc,
+        storage_options=storage_options,
+    )
+    if keep_in_memory is None:  # datasets' own default
+        keep_in_memory = is_small_dataset(builder.info.dataset_size)
+    return builder.as_dataset(split=split, in_memory=keep_in_memory)
 
 
 # --------------------------------------------------------------------------------------------
@@ -397,9 +468,15 @@ def _card(spec: DatasetSpec) -> str:
     front_matter = {
         "pretty_name": spec.pretty_name,
         "language": ["en"],
+        # the papers state no license: "other" with the note, linking to the paper
         "license": "other",
         "license_name": "unspecified",
+        "license_link": spec.homepage,
         "license_details": spec.license_note,
+        "annotations_creators": list(spec.annotations_creators),
+        "language_creators": list(spec.language_creators),
+        "multilinguality": ["monolingual"],
+        "source_datasets": ["original"],
         "task_categories": ["sentence-similarity"],
         "task_ids": ["semantic-similarity-scoring"],
         "size_categories": ["n<1K"],

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from sts_extras.datasets import DATASETS, get_spec, read_rows
+from sts_extras.optional import requires_extra
 
 __all__ = ["READABILITY_INDICES", "describe_dataset", "format_description"]
 
@@ -40,7 +41,8 @@ def _summary(values: np.ndarray) -> dict[str, float]:
 
 
 def _readability(sentence: str) -> dict[str, float]:
-    import textstat
+    with requires_extra("describe"):
+        import textstat
 
     scores = {}
     for key, (_, function_name) in READABILITY_INDICES.items():
@@ -70,7 +72,8 @@ def describe_dataset(name: str, config_name: str | None = None) -> dict[str, Any
         ``readability`` (mean of each index over the unique sentences, plus
         ``share_text_standard_below_10`` as in Sec. 4.2 of the DSCS paper).
     """
-    import textstat
+    with requires_extra("describe"):
+        import textstat
 
     spec = get_spec(name)
     config = spec.config(config_name)

@@ -28,11 +28,13 @@ import hashlib
 from importlib import resources
 from typing import Any
 
-from mteb.abstasks.sts import AbsTaskSTS
-from mteb.abstasks.task_metadata import SampleCreationMethod, TaskDomain, TaskMetadata
-
 from sts_extras.datasets import DatasetSpec, get_spec
 from sts_extras.integrations.mteb import register_task, registered_task
+from sts_extras.optional import requires_extra
+
+with requires_extra("mteb"):
+    from mteb.abstasks.sts import AbsTaskSTS
+    from mteb.abstasks.task_metadata import SampleCreationMethod, TaskDomain, TaskMetadata
 
 __all__ = ["DSCS", "STSS131", "TASKS", "register"]
 

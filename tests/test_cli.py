@@ -123,3 +123,24 @@ def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
     monkeypatch.setattr(describe, "describe_dataset", interrupted)
     assert main(["describe", "dscs"]) == 130
     assert "interrupted" in capsys.readouterr().err
+
+
+def test_a_missing_extra_is_one_line_naming_the_pip_install_before_any_work(
+    monkeypatch, tmp_path, capsys
+):
+    import importlib.util
+
+    from sts_extras.cli import main
+
+    real_find_spec = importlib.util.find_spec
+
+    def find_spec(name, *args, **kwargs):
+        return None if name == "mteb" else real_find_spec(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    output = tmp_path / "out"
+    assert main(["leaderboard", "--output", str(output), "--no-progress"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0
+    assert "pip install 'sts-extras[mteb]'" in error
+    assert not (output / "leaderboard.json").exists()

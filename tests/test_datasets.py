@@ -212,3 +212,69 @@ def test_hub_card_declares_configs_features_license_and_citation():
     assert meta["task_categories"] == ["sentence-similarity"]
     assert meta["pretty_name"].startswith("STSS-131")
     assert "doi     = {10.1145/2537046}" in card
+
+
+# --- datasets.load_dataset's keywords, passed through -----------------------------------------
+
+
+def test_split_returns_the_dataset_like_datasets_does(cache_dir):
+    test = load_dataset("dscs", split="test", cache_dir=cache_dir)
+    assert isinstance(test, datasets.Dataset) and test.num_rows == 50
+    assert load_dataset("stss131", "all", split="test[:5]", cache_dir=cache_dir)["id"] == list(
+        range(66, 71)
+    )
+
+
+def test_streaming_gives_iterable_datasets(cache_dir):
+    streamed = load_dataset("stss131", streaming=True, cache_dir=cache_dir)
+    assert isinstance(streamed, datasets.IterableDatasetDict)
+    rows = list(load_dataset("dscs", split="test", streaming=True, cache_dir=cache_dir))
+    assert rows == load_dataset("dscs", split="test", cache_dir=cache_dir).to_list()
+
+
+def test_other_datasets_keywords_pass_through(cache_dir):
+    test = load_dataset(
+        "dscs",
+        config=None,
+        split="test",
+        cache_dir=cache_dir,
+        keep_in_memory=True,
+        download_mode="force_redownload",
+        verification_mode="no_checks",
+    )
+    assert test.num_rows == 50 and not test.cache_files  # in memory
+
+
+def test_keywords_that_pick_another_source_are_refused():
+    with pytest.raises(TypeError, match="does not take data_files"):
+        load_dataset("dscs", data_files="x.csv")
+
+
+# --- Hub dataset cards --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["dscs", "stss131"])
+def test_hub_card_has_the_fields_the_hub_asks_for(name):
+    # `DatasetCard.validate` posts the card to the Hub (network); offline, huggingface_hub parses
+    # it and the values are checked against the vocabularies shipped with `datasets`.
+    from importlib import resources
+
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard((REPO / "dataset_scripts" / name / "README.md").read_text(encoding="utf-8"))
+    data = card.data.to_dict()
+    vocab = resources.files("datasets.utils.resources")
+    creators = json.loads(vocab.joinpath("creators.json").read_text())
+    multilinguality = json.loads(vocab.joinpath("multilingualities.json").read_text())
+    sizes = json.loads(vocab.joinpath("size_categories.json").read_text())
+    languages = json.loads(vocab.joinpath("languages.json").read_text())
+    assert data["annotations_creators"] and set(data["annotations_creators"]) <= set(
+        creators["annotations"]
+    )
+    assert data["language_creators"] and set(data["language_creators"]) <= set(creators["language"])
+    assert data["multilinguality"] and set(data["multilinguality"]) <= set(multilinguality)
+    assert data["source_datasets"] == ["original"]
+    assert set(data["size_categories"]) <= set(sizes) and set(data["language"]) <= set(languages)
+    # license "other" needs a name and a link on the Hub; the papers state none, and say so
+    assert data["license"] == "other" and data["license_name"] and data["license_link"]
+    assert data["license_link"].startswith("https://")

@@ -184,3 +184,21 @@ def test_card_has_the_sections_and_the_output_keys(loaded, name, at_repo_root):
         str(REPO / "metrics" / name / "README.md"), module_relative=False
     )
     assert failures == 0 and attempted > 0
+
+
+def test_bca_bootstrap_uses_evaluates_seed_when_compute_gets_none():
+    p1, p2, gold = _scores(3, n=40)
+    inputs = {"predictions1": p1, "predictions2": p2, "references": gold, "n_resamples": 500}
+
+    def interval(**load_kwargs):
+        module = evaluate.load(str(REPO / "metrics" / "bca_bootstrap"), keep_in_memory=True,
+                               **load_kwargs)  # fmt: skip
+        result = module.compute(**inputs)
+        return result["ci_low"], result["ci_high"]
+
+    assert interval(seed=123) == interval(seed=123)
+    assert interval(seed=123) != interval(seed=124)
+    module = evaluate.load(str(REPO / "metrics" / "bca_bootstrap"), keep_in_memory=True, seed=1)
+    explicit = module.compute(**inputs, seed=7)
+    core = bootstrap_correlation_difference(p1, p2, gold, n_resamples=500, seed=7)
+    assert (explicit["ci_low"], explicit["ci_high"]) == (core.ci_low, core.ci_high)

@@ -549,3 +549,132 @@ def test_sif_names_the_static_models_and_changes_their_scores(vectors_file, env)
     rows = read_rows("stss131")
     s1, s2 = [row["sentence1"] for row in rows], [row["sentence2"] for row in rows]
     assert not np.allclose(plain[2].build().score(s1, s2), weighted[2].build().score(s1, s2))
+
+
+# -------------------------------------------------------------------------------------------
+# honest ranks (issue 13): all pairs, rank intervals, win probabilities, one shared bootstrap
+# -------------------------------------------------------------------------------------------
+def test_json_has_every_pair_and_rank_intervals_equal_to_compare_models(board):
+    from sts_extras.stats.model_comparison import compare_models
+
+    data = board["json"]
+    assert data["settings"]["dependent_test"] == "meng1992"
+    assert data["settings"]["multiple_comparisons"] == "holm"
+    for task in data["tasks"]:
+        rows = sorted(
+            (r for r in data["results"] if r["task"] == task["name"]), key=lambda r: r["rank"]
+        )
+        m = len(rows)
+        assert len(task["pairwise"]) == m * (m - 1) // 2 == 6
+        expected = compare_models(
+            np.asarray(task["gold"]),
+            {row["model"]: np.asarray(row["scores"]) for row in rows},
+            n_resamples=N_RESAMPLES,
+            seed=SEED,
+        )
+        assert task["models_compared"] == [row["model"] for row in rows]
+        for k, row in enumerate(rows):
+            assert (row["rank_low"], row["rank_high"]) == (
+                expected.rank_low[k],
+                expected.rank_high[k],
+            )
+            assert row["rank_low"] <= row["rank"] <= row["rank_high"]
+        for entry in task["pairwise"]:
+            pair = expected.pair(entry["model1"], entry["model2"])
+            assert (pair.model1, pair.model2) == (entry["model1"], entry["model2"])
+            for key in ("delta", "ci_low", "ci_high", "statistic", "pvalue", "pvalue_adjusted"):
+                assert_allclose(entry[key], getattr(pair, key), rtol=1e-12, err_msg=key)
+            i, j = (expected.models.index(entry[key]) for key in ("model1", "model2"))
+            assert entry["win_probability"] == expected.win_probability[i, j]
+        csv_row = next(
+            r for r in board["csv"] if r["task"] == task["name"] and r["model"] == rows[0]["model"]
+        )
+        assert (csv_row["rank_low"], csv_row["rank_high"]) == (
+            str(rows[0]["rank_low"]),
+            str(rows[0]["rank_high"]),
+        )
+
+
+def test_markdown_has_rank_intervals_groups_detectable_delta_and_mean_rank(board):
+    output = board["output"]
+    markdown = (output / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| rank [95%] |" in markdown
+    assert markdown.count("Not separable at 95% (Holm-adjusted p > 0.05 over all pairs): ") == 2
+    assert markdown.count("Minimal detectable Δr at 80% power (meng1992 test") == 2
+    assert "## Mean rank across tasks" in markdown
+    for task in TASKS:
+        assert (output / f"pairwise_{task}.png").stat().st_size > 0
+        entry = next(t for t in board["json"]["tasks"] if t["name"] == task)
+        top = entry["min_detectable_delta"]["model"]
+        assert top == entry["models_compared"][0]
+        assert set(entry["min_detectable_delta"]["against"]) == set(entry["models_compared"][1:])
+    mean = {item["model"]: item for item in board["json"]["mean_rank"]}
+    for model, item in mean.items():
+        ranks = [r["rank"] for r in board["json"]["results"] if r["model"] == model]
+        assert_allclose(item["mean_rank"], np.mean(ranks), rtol=1e-12)
+        assert item["ci_low"] <= item["mean_rank"] <= item["ci_high"]
+
+
+def test_test_and_adjust_options_reach_the_report(tmp_path, env, vectors_file):
+    from statsmodels.stats.multitest import multipletests
+
+    from sts_extras.stats.dependent import dependent_correlation_test
+
+    output = tmp_path / "out"
+    code, stdout, stderr = _cli(
+        "--vectors",
+        str(vectors_file),
+        "--task",
+        "STSS131",
+        "--test",
+        "williams1959",
+        "--adjust",
+        "bonferroni",
+        "--n-resamples",
+        "1000",
+        "--output",
+        str(output),
+        "--no-progress",
+    )
+    assert code == 0, stderr
+    data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
+    assert data["settings"]["dependent_test"] == "williams1959"
+    assert data["settings"]["multiple_comparisons"] == "bonferroni"
+    assert (output / "pairwise_STSS131.png").exists()
+    assert "| t | p (Bonferroni) |" in stdout and "Williams's (1959) t" in stdout
+    (task,) = data["tasks"]
+    pairs = task["pairwise"]
+    for entry in pairs:
+        test = dependent_correlation_test(
+            entry["r1"], entry["r2"], entry["r12"], task["n"], method="williams1959"
+        )
+        assert_allclose([entry["statistic"], entry["pvalue"]], [test.statistic, test.pvalue])
+    assert_allclose(
+        [entry["pvalue_adjusted"] for entry in pairs],
+        multipletests([entry["pvalue"] for entry in pairs], method="bonferroni")[1],
+        rtol=1e-12,
+    )
+    comparisons = [c for c in data["comparisons"] if c["pvalue"] is not None]
+    assert_allclose(
+        [c["pvalue_holm"] for c in comparisons],
+        multipletests([c["pvalue"] for c in comparisons], method="bonferroni")[1],
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--test", "meng", r"`test` must be one of 'steiger1980', 'meng1992'"),
+        ("--adjust", "holmes", r"`adjust` must be one of 'holm', 'bonferroni'"),
+    ],
+)
+def test_unknown_test_or_adjustment_fails_in_one_line_before_any_work(
+    option, value, message, tmp_path, env
+):
+    output = tmp_path / "out"
+    code, stdout, stderr = _cli(option, value, "--output", str(output), "--no-progress")
+    assert code == 2 and stdout == ""
+    assert stderr.count("\n") == 1 and stderr.startswith("sts-extras leaderboard: error: ")
+    assert re.search(message, stderr), stderr
+    assert not output.exists()

@@ -171,3 +171,29 @@ def test_bad_input_raises_user_errors(kwargs, message):
     arguments = {"predictions": {"a": [1, 3, 2, 5, 4], "b": [2, 1, 3, 4, 5]}, **kwargs}
     with pytest.raises(UserInputError, match=message):
         compare_models([1, 2, 3, 4, 5], **arguments, n_resamples=1000)
+
+
+@pytest.mark.parametrize("statistic", ["pearson", "spearman"])
+def test_shared_draw_gives_the_per_comparison_intervals_exactly(statistic):
+    # Issue 16: one draw shared by all comparisons of a task against a baseline gives the same
+    # intervals as one bootstrap_correlation_difference call per comparison with the same seed.
+    gold, models = _task(4, 300, 4)
+    baseline = models.pop("model-0")
+    shared = compare_models(
+        gold, {**models, "baseline": baseline}, statistic=statistic, n_resamples=2000, seed=8
+    )
+    for name, scores in models.items():
+        one = bootstrap_correlation_difference(
+            scores, baseline, gold, statistic=statistic, n_resamples=2000, seed=8
+        )
+        pair = shared.pair(name, "baseline")
+        assert (pair.model1, pair.model2) == (name, "baseline")
+        # Equal to the last bits: the matrix product of the counts with a wider design matrix
+        # may sum in another order (measured differences ~1e-16).
+        assert_allclose(
+            [pair.delta, pair.ci_low, pair.ci_high],
+            [one.delta, one.ci_low, one.ci_high],
+            rtol=1e-13,
+            atol=1e-15,
+        )
+        assert pair.significant == one.significant

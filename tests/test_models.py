@@ -315,3 +315,138 @@ def test_docstring_examples_run():
             module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
         )
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+# ---------------------------------------------------------------- issue 11: MTEB's main score
+def _sts_task_with_main_score(base, main_score):
+    from mteb.abstasks.task_metadata import TaskMetadata
+
+    class Task(base):
+        metadata = TaskMetadata(
+            **{
+                **base.metadata.model_dump(),
+                "name": f"ToySTS-{main_score}",
+                "main_score": main_score,
+            }
+        )
+
+    return Task
+
+
+@pytest.mark.parametrize(
+    ("build", "main_score", "warns"),
+    [
+        (lambda wv: DynaMax(wv), "cosine_spearman", True),
+        (lambda wv: MaxPool(wv), "cosine_spearman", True),
+        (lambda wv: MaxPool(wv, "cosine"), "cosine_spearman", False),
+        (lambda wv: MeanPooled(wv), "cosine_spearman", False),
+        (lambda wv: DynaMax(wv), "spearman", False),
+    ],
+    ids=["DynaMax", "MaxPool-Jaccard", "MaxPool-cos", "avg-cos", "DynaMax-own-main-score"],
+)
+def test_a_cosine_main_score_that_is_not_the_models_own_warns_once(
+    wv, local_sts_task, build, main_score, warns
+):
+    import mteb
+
+    from sts_extras.models import MainScoreWarning
+
+    task = _sts_task_with_main_score(local_sts_task, main_score)
+    model = build(wv)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for _ in range(2):  # two evaluations of the same model object: still one warning
+            result = mteb.evaluate(
+                model, [task()], cache=None, show_progress_bar=False, co2_tracker=False
+            )
+    raised = [item for item in record if issubclass(item.category, MainScoreWarning)]
+    assert len(raised) == (1 if warns else 0)
+    if warns:
+        message = str(raised[0].message)
+        assert "'spearman' and 'pearson'" in message and main_score in message
+    (metrics,) = result.task_results[0].scores["test"]
+    own = pearsonr(model.score([a for a, _ in PAIRS], [b for _, b in PAIRS]), GOLD)[0]
+    assert metrics["pearson"] == pytest.approx(own, rel=1e-12)
+
+
+# ---------------------------------------------------------------- issue 11: metadata
+def test_model_metadata_cites_the_methods_paper_and_describes_known_vectors(wv):
+    dynamax, maxpool, average = (
+        DynaMax(wv).mteb_model_meta,
+        MaxPool(wv).mteb_model_meta,
+        MeanPooled(wv, sif=True).mteb_model_meta,
+    )
+    assert "zhelezniak2019dont" in dynamax.citation and "zhelezniak2019dont" in maxpool.citation
+    assert "zhelezniak2019dont" not in average.citation
+    assert "mitchell2008vector" in average.citation and "arora2017simple" in average.citation
+    assert dynamax.adapted_from is None and dynamax.license is None  # unknown arrays
+    glove = WordVectors.from_arrays(
+        wv.words, wv.vectors, name="glove", source="gensim-downloader:glove-wiki-gigaword-50"
+    )
+    meta = DynaMax(glove).mteb_model_meta
+    assert meta.adapted_from == "glove-wiki-gigaword-50"
+    assert meta.languages == ["eng-Latn"] and "pddl" in str(meta.license)
+
+
+# ---------------------------------------------------------------- issue 11: sentence-transformers
+def _st_ids(st_model, texts):
+    """Token ids of the StaticEmbedding tokenizer, minus the zero (unknown) row."""
+    module = st_model[0]
+    unknown = module.num_embeddings - 1
+    return [
+        [i for i in enc.ids if i != unknown]
+        for enc in module.tokenizer.encode_batch(texts, add_special_tokens=False)
+    ]
+
+
+def test_sentence_transformer_is_a_plain_static_embedding_with_our_tokenisation(wv, sentences):
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+
+    st_model = MeanPooled(wv).to_sentence_transformer()
+    assert len(st_model) == 1 and isinstance(st_model[0], StaticEmbedding)
+    texts = [*sentences[0], *sentences[1], "THE Cat sits -- on the mat!", "Kids' state-of-the-art"]
+    assert _st_ids(st_model, texts) == [ids.tolist() for ids in _ids(wv, texts)]
+    # a cased vocabulary with compounds: Capitalised/UPPER fall back to lower case, known
+    # compounds stay whole; an unknown compound is dropped (ours splits it): the documented gap
+    cased = WordVectors.from_arrays(
+        ["Paris", "paris", "the", "ice", "cream", "e-mail"], np.eye(6), name="cased"
+    )
+    cased_st = MeanPooled(cased).to_sentence_transformer()
+    assert _st_ids(cased_st, ["Paris THE The e-mail"]) == [[0, 2, 2, 5]]
+    assert _ids(cased, ["ice-cream"])[0].tolist() == [3, 4]
+    assert _st_ids(cased_st, ["ice-cream"]) == [[]]
+
+
+@pytest.mark.parametrize("sif", [False, True])
+def test_saved_sentence_transformer_reloads_without_sts_extras(wv, sentences, tmp_path, sif):
+    import json
+    import subprocess
+    import sys
+
+    model = MeanPooled(wv, sif=SIFWeights(counts={"the": 50, "a": 40, "is": 30}) if sif else False)
+    folder = tmp_path / "st"
+    model.to_sentence_transformer().save(str(folder))
+    assert "sts_extras" not in "".join(p.read_text() for p in folder.rglob("*.json"))
+    script = """
+import json, sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "sts_extras":
+            raise ImportError("sts_extras is blocked")
+sys.meta_path.insert(0, Block())
+from sentence_transformers import SentenceTransformer
+st = SentenceTransformer(sys.argv[1], device="cpu")
+pairs = json.loads(sys.argv[2])
+a = st.encode(pairs[0], convert_to_tensor=True)
+b = st.encode(pairs[1], convert_to_tensor=True)
+print(json.dumps(st.similarity_pairwise(a, b).tolist()))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(folder), json.dumps(list(sentences))],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    reloaded = np.array(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert_allclose(reloaded, model.score(*sentences), rtol=1e-5, atol=1e-6)

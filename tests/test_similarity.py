@@ -287,3 +287,130 @@ def test_non_finite_weighted_vectors_are_named_not_silenced():
     huge = np.array([[1e200, 0.0], [1e200, 1.0]])
     with pytest.raises(ValueError, match="overflowed"):
         dynamax_similarity([[0]], [[1]], vectors=huge)
+
+
+# ---------------------------------------------------------------- cross-pair reuse (issue 16)
+@pytest.fixture
+def table_path(monkeypatch):
+    """Count membership-table builds; make the per-pair products look expensive (force the table
+    path whenever it fits in the memory budget)."""
+    import sts_extras.similarity.vocabulary as vocabulary
+
+    monkeypatch.setattr(vocabulary, "_NS_PER_PAIR", 1e12)
+    calls = []
+    build = vocabulary.membership_table
+
+    def counting(*args, **kwargs):
+        calls.append(args[0].use_gram)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(vocabulary, "membership_table", counting)
+    return calls
+
+
+@pytest.fixture(scope="module")
+def repaired_pairs(random_pairs):
+    """Few sentences re-paired many times (as STS sets scored against each other), with repeated
+    words, empty sentences and identical pairs."""
+    table, first, second = random_pairs
+    rng = np.random.default_rng(16)
+    pool = [*first[:12], np.array([4, 4, 4]), np.array([], dtype=np.int64)]
+    chosen = rng.integers(0, len(pool), size=(2, 300))
+    return table, [pool[i] for i in chosen[0]], [pool[i] for i in chosen[1]]
+
+
+@pytest.mark.parametrize("measure", DYNAMAX_MEASURES)
+@pytest.mark.parametrize("data", ["random_pairs", "repaired_pairs"])
+def test_vocabulary_table_equals_algorithm_1(request, table_path, data, measure):
+    table, first, second = request.getfixturevalue(data)
+    expected = [reference_dynamax(table[a], table[b], measure) for a, b in zip(first, second)]
+    got = dynamax_similarity(first, second, vectors=table, measure=measure)
+    assert table_path, "the membership table was not used"
+    assert_allclose(got, expected, rtol=EXACT, atol=EXACT)
+    weights = np.random.default_rng(3).uniform(0.01, 1.0, size=table.shape[0])
+    assert_allclose(
+        dynamax_similarity(first, second, vectors=table, weights=weights, measure=measure),
+        [
+            reference_dynamax(table[a] * weights[a, None], table[b] * weights[b, None], measure)
+            for a, b in zip(first, second)
+        ],
+        rtol=EXACT,
+        atol=EXACT,
+    )
+
+
+def test_vocabulary_table_matrix_equals_every_pair(table_path, repaired_pairs):
+    table, first, second = repaired_pairs
+    matrix = dynamax_similarity_matrix(first[:20], second[:15], vectors=table, measure="dice")
+    assert table_path
+    expected = [
+        [reference_dynamax(table[a], table[b], "dice") for b in second[:15]] for a in first[:20]
+    ]
+    assert_allclose(matrix, expected, rtol=EXACT, atol=EXACT)
+
+
+def test_choice_boundary_is_the_memory_budget(table_path, repaired_pairs):
+    """At the budget the table (Gram or product variant) is used, one byte below it the per-pair
+    products are: both sides of the boundary give the reference scores."""
+    table, first, second = repaired_pairs
+    words = np.unique(np.concatenate([*first, *second]))
+    distinct = {tuple(s) for s in [*first, *second]}
+    dim = table.shape[1]
+    expected = [reference_dynamax(table[a], table[b]) for a, b in zip(first, second)]
+    product = 8 * words.size * (dim + len(distinct))  # W_V and the table
+    gram = product + 8 * words.size**2  # and G
+    for budget, used in [
+        (gram, [True]),
+        (gram - 1, [False]),
+        (product, [False]),
+        (product - 1, []),
+    ]:
+        table_path.clear()
+        scores = dynamax_similarity(first, second, vectors=table, max_chunk_bytes=budget)
+        assert table_path == used, budget
+        assert_allclose(scores, expected, rtol=EXACT, atol=EXACT)
+
+
+def test_large_vocabulary_keeps_the_per_pair_products(random_pairs):
+    import sts_extras.similarity.vocabulary as vocabulary
+
+    table, first, second = random_pairs
+    # d = 12 and 80 pairs with 60 words: the per-pair cost estimate decides, whichever way,
+    # and one byte of budget always rules the table out.
+    assert (
+        vocabulary.plan_memberships(
+            np.concatenate(first), np.array([a.size for a in first]), 60, 12, 1e3, 80, 1e3, 1
+        )
+        is None
+    )
+
+
+def test_distinct_sentences_survive_hash_collisions(monkeypatch, repaired_pairs):
+    import sts_extras.similarity.kernels as kernels
+
+    _, first, _ = repaired_pairs
+    tokens = np.concatenate(first)
+    lengths = np.array([a.size for a in first])
+    monkeypatch.setattr(kernels, "_mix", lambda values: values * np.uint64(0))  # all collide
+    representatives, groups = kernels.distinct_sentences(tokens, lengths)
+    for index, sentence in enumerate(first):
+        assert np.array_equal(first[representatives[groups[index]]], sentence)
+
+
+@pytest.mark.parametrize("measure", ["jaccard", "otsuka", "cosine"])
+def test_maxpool_with_recurring_sentences_equals_reference(repaired_pairs, measure):
+    table, first, second = repaired_pairs
+    expected = [reference_maxpool(table[a], table[b], measure) for a, b in zip(first, second)]
+    assert_allclose(
+        maxpool_similarity(first, second, vectors=table, measure=measure),
+        expected,
+        rtol=EXACT,
+        atol=EXACT,
+    )
+    pooled = pool_word_vectors(first, vectors=table, mode="mean")
+    assert_allclose(
+        pooled,
+        [table[a].mean(axis=0) if a.size else np.zeros(table.shape[1]) for a in first],
+        rtol=EXACT,
+        atol=EXACT,
+    )

@@ -16,7 +16,8 @@
 import datasets
 import evaluate
 
-from sts_extras.stats.bootstrap import bootstrap_correlation_difference
+# sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
+from sts_extras.stats import bootstrap  # From: git+https://github.com/sts-extras/sts-extras
 
 _DESCRIPTION = """
 Paired bootstrap confidence interval of delta = r(predictions1, references) - r(predictions2,
@@ -40,7 +41,8 @@ Args:
     n_resamples (`int`): Number of bootstrap resamples. Defaults to 10000 (a warning below 1000).
     confidence_level (`float`): Defaults to 0.95.
     method (`str`): "BCa" (default) or "percentile".
-    seed (`int`): Seed of the random generator; `None` (default) draws a fresh one.
+    seed (`int`): Seed of the random generator; `None` (default) takes the module's `seed`
+        (`evaluate.load(..., seed=...)`; without one, evaluate draws it when loading).
 
 Returns:
     delta (`float`): Observed r1 - r2.
@@ -126,7 +128,7 @@ class BcaBootstrap(evaluate.Comparison):
         method="BCa",
         seed=None,
     ):
-        result = bootstrap_correlation_difference(
+        result = bootstrap.bootstrap_correlation_difference(
             predictions1,
             predictions2,
             references,
@@ -134,7 +136,8 @@ class BcaBootstrap(evaluate.Comparison):
             n_resamples=n_resamples,
             confidence_level=confidence_level,
             method=method,
-            seed=seed,
+            # evaluate's own `seed` (set at load time) when compute() gets none
+            seed=self.seed if seed is None else seed,
         )
         return {
             "delta": result.delta,

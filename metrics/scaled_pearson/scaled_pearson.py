@@ -6,7 +6,8 @@ A thin adapter: all numerics live in :func:`sts_extras.stats.correlation.scaled_
 import datasets
 import evaluate
 
-from sts_extras.stats.correlation import scaled_pearson
+# sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
+from sts_extras.stats import correlation  # From: git+https://github.com/sts-extras/sts-extras
 
 _DESCRIPTION = """
 The scaled Pearson correlation (Atoum, 2019) splits the sentence pairs into K segments by their
@@ -119,7 +120,7 @@ class ScaledPearson(evaluate.Metric):
     def _compute(
         self, predictions, references, bins=3, score_range=None, strategy="width", closed="left"
     ):
-        result = scaled_pearson(
+        result = correlation.scaled_pearson(
             predictions,
             references,
             bins=bins,

@@ -16,7 +16,8 @@
 import datasets
 import evaluate
 
-from sts_extras.stats.dependent import compare_dependent_correlations
+# sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
+from sts_extras.stats import dependent  # From: git+https://github.com/sts-extras/sts-extras
 
 _DESCRIPTION = """
 Is system 1 really better than system 2 on this benchmark? Both systems are scored against the same
@@ -156,7 +157,7 @@ class Steiger(evaluate.Comparison):
         alternative="two-sided",
         confidence_level=0.95,
     ):
-        result = compare_dependent_correlations(
+        result = dependent.compare_dependent_correlations(
             predictions1,
             predictions2,
             references,

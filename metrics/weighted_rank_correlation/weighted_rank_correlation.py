@@ -6,7 +6,8 @@ A thin adapter: all numerics live in :func:`sts_extras.stats.ranking.weighted_ra
 import datasets
 import evaluate
 
-from sts_extras.stats.ranking import weighted_rank_correlation
+# sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
+from sts_extras.stats import ranking  # From: git+https://github.com/sts-extras/sts-extras
 
 _DESCRIPTION = """
 Weighted versions of Spearman's rho and Kendall's tau that count a mistake near the top of the
@@ -85,7 +86,7 @@ class WeightedRankCorrelation(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, n0=2):
-        result = weighted_rank_correlation(predictions, references, n0=n0)
+        result = ranking.weighted_rank_correlation(predictions, references, n0=n0)
         return {
             "rho_w": result.rho_w,
             "tau_w": result.tau_w,

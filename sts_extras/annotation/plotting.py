@@ -14,6 +14,7 @@ import numpy as np
 from sts_extras._validation import check_positive_int
 from sts_extras.annotation.simulation import BallotTrace
 from sts_extras.errors import UserInputTypeError
+from sts_extras.optional import requires_extra
 
 __all__ = ["plot_ballot_scores"]
 
@@ -38,7 +39,8 @@ def plot_ballot_scores(
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.figure import Figure
+    with requires_extra("figures"):
+        from matplotlib.figure import Figure
 
     if not isinstance(trace, BallotTrace):
         raise UserInputTypeError(f"`trace` must be a BallotTrace, got {type(trace).__name__}.")

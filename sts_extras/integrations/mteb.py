@@ -31,21 +31,27 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MODEL_META_FILE",
     "PREDICTION_FILE_SUFFIX",
     "QUIET_MODULES",
+    "RUN_SETTINGS_FILE",
     "SUPPORTED_MTEB_VERSIONS",
     "cached_sentence_transformer",
     "evaluated_tasks",
     "failed_tasks",
     "is_supported_mteb_version",
+    "merge_run_settings",
     "prediction_file",
     "quiet_mteb",
     "read_prediction_scores",
+    "register_model",
     "register_task",
     "registered_model_meta",
     "registered_model_names",
     "registered_task",
     "reported_pearson",
+    "result_files",
+    "run_settings_of",
     "task_registry",
 ]
 
@@ -217,3 +223,54 @@ def reported_pearson(task_result: Any, subset: str, split: str) -> float | None:
         if item.get("hf_subset") == subset and "pearson" in item:
             return float(item["pearson"])
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# model registry (appended: sts-extras models findable by name)
+# --------------------------------------------------------------------------------------------
+def register_model(meta: Any) -> None:
+    """Add ``meta`` to MTEB's model registry, so ``mteb.get_model_meta(meta.name)`` returns it and
+    ``mteb.get_model(meta.name)`` loads it with ``meta.loader``.
+
+    The registry (``MODEL_REGISTRY``) is a plain dict filled from MTEB's own model modules at
+    import time, with no plugin entry point; ``get_model_meta`` reads the same dict object.
+    """
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    MODEL_REGISTRY[meta.name] = meta
+
+
+# --------------------------------------------------------------------------------------------
+# result files (appended: the leaderboard's store of earlier evaluations)
+# --------------------------------------------------------------------------------------------
+#: Files ``ResultCache`` keeps beside a model's task results: its metadata and one JSON line per
+#: task of the run settings (package versions, encode options).
+MODEL_META_FILE = "model_meta.json"
+RUN_SETTINGS_FILE = "run_settings.jsonl"
+
+
+def result_files(results_cache: Any, name: str, revision: str, task_name: str) -> Path:
+    """Where ``mteb.evaluate(cache=results_cache)`` saved a model's result of one task.
+
+    :data:`MODEL_META_FILE` and :data:`RUN_SETTINGS_FILE` are in the same folder.
+    """
+    return Path(
+        results_cache.get_task_result_path(
+            task_name=task_name, model_name=name, model_revision=revision
+        )
+    )
+
+
+def run_settings_of(results_folder: Path, task_name: str) -> list[dict[str, Any]]:
+    """The entries of :data:`RUN_SETTINGS_FILE` in a model's results folder about one task."""
+    from mteb.results.task_result import _read_run_settings_from_file
+
+    entries = _read_run_settings_from_file(results_folder / RUN_SETTINGS_FILE)
+    return [entry for entry in entries if entry.get("task") == task_name]
+
+
+def merge_run_settings(results_folder: Path, entries: list[dict[str, Any]]) -> None:
+    """Merge run-settings entries into a model's :data:`RUN_SETTINGS_FILE`, as MTEB does."""
+    from mteb.results.task_result import _write_and_merge_keyed_json
+
+    _write_and_merge_keyed_json(results_folder / RUN_SETTINGS_FILE, entries)

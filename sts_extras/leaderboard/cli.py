@@ -56,7 +56,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=10000,
         metavar="N",
-        help="bootstrap resamples per comparison (default: 10000)",
+        help="bootstrap resamples per task, shared by its models (default: 10000)",
+    )
+    parser.add_argument(
+        "--test",
+        default="meng1992",
+        metavar="METHOD",
+        help="test of two dependent correlations: steiger1980, meng1992, williams1959, "
+        "hittner2003, dunn1969, hotelling1940, hendrickson1970, olkin1967 or pearson1898 "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--adjust",
+        default="holm",
+        metavar="METHOD",
+        help="p-value adjustment over the pairs of a task: holm, bonferroni, sidak, holm-sidak, "
+        "simes-hochberg, hommel, fdr_bh, fdr_by or none (default: %(default)s)",
     )
     parser.add_argument(
         "--bins",
@@ -97,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         bins=args.bins,
         sif=args.sif,
         round_scores=args.round_scores,
+        test=args.test,
+        adjust=args.adjust,
         figures=not args.no_figures,
         progress=not args.no_progress,
     )

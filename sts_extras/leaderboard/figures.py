@@ -1,4 +1,5 @@
-"""Figures of the leaderboard (matplotlib, Agg canvas): per-task scatter plots and a forest plot."""
+"""Figures of the leaderboard (matplotlib, Agg canvas): per-task scatter plots and heat maps of
+the pairwise comparisons, and a forest plot of the comparisons with the baseline."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import numpy as np
 
 from sts_extras.leaderboard.evaluation import slug
 from sts_extras.leaderboard.scoring import LeaderboardResult, ModelTaskFailure
+from sts_extras.optional import requires_extra
 from sts_extras.stats.correlation import assign_segments
 
-__all__ = ["forest_plot", "scatter_plot", "write_figures"]
+__all__ = ["forest_plot", "pairwise_heatmap", "scatter_plot", "write_figures"]
 
 _BIN_COLOURS = ("#d95f02", "#7570b3", "#1b9e77", "#e7298a", "#66a61e", "#e6ab02", "#a6761d")
 
@@ -19,8 +21,9 @@ _BIN_COLOURS = ("#d95f02", "#7570b3", "#1b9e77", "#e7298a", "#66a61e", "#e6ab02"
 def _figure(width: float, height: float):
     """A stand-alone Agg figure: no pyplot, so the caller's backend and open figures are
     untouched (e.g. in a notebook)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    with requires_extra("figures"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
 
     figure = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(figure)
@@ -113,7 +116,8 @@ def forest_plot(result: LeaderboardResult, path: Path) -> Path | None:
     axis.set_yticks(range(len(items) - 1, -1, -1))
     axis.set_yticklabels(labels, fontsize=8)
     axis.set_xlabel(
-        f"Δr vs {result.baseline} ({level:.0%} BCa interval; filled: Holm p ≤ "
+        f"Δr vs {result.baseline} ({level:.0%} BCa interval; filled: "
+        f"{result.settings.get('multiple_comparisons', 'holm')}-adjusted p ≤ "
         f"{result.settings.get('alpha', 0.05):g})",
         fontsize=8,
     )
@@ -122,11 +126,75 @@ def forest_plot(result: LeaderboardResult, path: Path) -> Path | None:
     return path
 
 
+def _short(name: str, size: int) -> str:
+    return name if len(name) <= size else name[: size - 3] + "..."
+
+
+def pairwise_heatmap(result: LeaderboardResult, task: str, path: Path) -> Path | None:
+    """Win probabilities P(row model has the higher r than column model) of one unit, models in
+    table order, ``*`` on the pairs whose adjusted p-value is at most ``alpha``; None with fewer
+    than 2 scored models."""
+    comparison = result.pairwise.get(task)
+    if comparison is None:
+        return None
+    alpha = result.settings.get("alpha", 0.05)
+    models = comparison.models
+    m = len(models)
+    shown = comparison.win_probability.copy()
+    shown[np.diag_indices(m)] = np.nan
+    figure = _figure(1.1 * m + 4.0, 0.8 * m + 1.6)
+    axis = figure.subplots()
+    image = axis.imshow(shown, cmap="RdBu", vmin=0.0, vmax=1.0)
+    significant = {
+        frozenset((pair.model1, pair.model2))
+        for pair in comparison.pairs
+        if pair.pvalue_adjusted <= alpha
+    }
+    for i in range(m):
+        for j in range(m):
+            if i == j:
+                continue
+            value = shown[i, j]
+            mark = " *" if frozenset((models[i], models[j])) in significant else ""
+            axis.text(
+                j,
+                i,
+                f"{value:.2f}{mark}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if abs(value - 0.5) > 0.3 else "black",
+            )
+    # Full names on the rows (a vector source in parentheses on its own line), numbers on top.
+    labels = [f"{k + 1}. " + _short(name, 60).replace(" (", "\n(") for k, name in enumerate(models)]
+    axis.set_xticks(range(m))
+    axis.set_xticklabels([str(k + 1) for k in range(m)], fontsize=8)
+    axis.set_yticks(range(m))
+    axis.set_yticklabels(labels, fontsize=7)
+    colour_bar = figure.colorbar(image, ax=axis, shrink=0.8)
+    colour_bar.set_label("P(row has the higher r than column)", fontsize=8)
+    colour_bar.ax.tick_params(labelsize=7)
+    adjust = result.settings.get("multiple_comparisons", "holm")
+    test = result.settings.get("dependent_test", "meng1992")
+    axis.set_title(
+        f"{task}: win probabilities ({comparison.n_resamples} paired resamples)\n"
+        f"*: {test} p ≤ {alpha:g}, {adjust}-adjusted over all pairs",
+        fontsize=9,
+    )
+    figure.savefig(path, dpi=110)
+    return path
+
+
 def write_figures(result: LeaderboardResult, output: Path) -> list[Path]:
-    """Write ``scatter_<task>.png`` for every unit and ``forest.png``; return the paths."""
+    """Write ``scatter_<task>.png`` and ``pairwise_<task>.png`` for every unit and
+    ``forest.png``; return the paths."""
     paths = [
         scatter_plot(result, task.name, output / f"scatter_{slug(task.name)}.png")
         for task in result.tasks
     ]
+    for task in result.tasks:
+        heatmap = pairwise_heatmap(result, task.name, output / f"pairwise_{slug(task.name)}.png")
+        if heatmap is not None:
+            paths.append(heatmap)
     forest = forest_plot(result, output / "forest.png")
     return paths + ([forest] if forest is not None else [])

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sts_extras._validation import check_positive_int
+from sts_extras._validation import check_choice, check_positive_int
 from sts_extras.leaderboard import report, resolve
 from sts_extras.leaderboard.evaluation import evaluate_models
 from sts_extras.leaderboard.scoring import LeaderboardResult, score_leaderboard
+from sts_extras.optional import check_installed
 
 __all__ = ["DEFAULT_OUTPUT", "run_leaderboard"]
 
@@ -38,6 +39,8 @@ def run_leaderboard(
     bins: int = 3,
     sif: bool = False,
     round_scores: bool = False,
+    test: str = "meng1992",
+    adjust: str = "holm",
     figures: bool = True,
     progress: bool = True,
     cache_dir: str | os.PathLike | None = None,
@@ -66,20 +69,25 @@ def run_leaderboard(
     seed : int, default 0
         Seed of the bootstrap.
     n_resamples : int, default 10000
-        Bootstrap resamples per comparison.
+        Bootstrap resamples per task (one resampling shared by its models).
     bins : int, default 3
         Equal-width bins of the gold scale for the scaled Pearson.
     sif : bool, default False
         SIF-weight the words of the static-vector models.
     round_scores : bool, default False
         Round system scores to 3 decimals before every statistic (STSS-131 guidance).
+    test : str, default "meng1992"
+        Test of two dependent correlations (one of
+        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`).
+    adjust : str, default "holm"
+        p-value adjustment within a task (one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`).
     figures : bool, default True
-        Write the PNG figures.
+        Write the PNG figures (kept as they are when what they show did not change).
     progress : bool, default True
         Show progress bars.
     cache_dir : path, optional
-        Cache of encodings and distilled vectors (default ``$STS_EXTRAS_CACHE`` or
-        ``~/.cache/sts_extras``).
+        Cache of encodings, distilled vectors and earlier evaluations (default
+        ``$STS_EXTRAS_CACHE`` or ``~/.cache/sts_extras``).
 
     Returns
     -------
@@ -96,13 +104,20 @@ def run_leaderboard(
     check_positive_int(n_resamples, "n_resamples")
     check_positive_int(bins, "bins")
     check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
+    _check_methods(test, adjust)
+    # a missing extra fails here, with the pip command, before any work
+    check_installed("mteb", extra="mteb")
+    if figures:
+        check_installed("matplotlib", extra="figures")
     output_dir = resolve.prepare_output(output)
     cache = Path(cache_dir).expanduser() if cache_dir is not None else resolve.cache_root()
     task_objects = resolve.resolve_tasks(tasks)
     entries = resolve.resolve_models(models, vectors, sif=sif, cache_dir=cache)
     baseline_name = resolve.resolve_baseline(baseline, entries)
 
-    units, model_info = evaluate_models(entries, task_objects, output_dir, progress=progress)
+    units, model_info = evaluate_models(
+        entries, task_objects, output_dir, progress=progress, cache_dir=cache
+    )
     result = score_leaderboard(
         units,
         [entry.name for entry in entries],
@@ -111,6 +126,8 @@ def run_leaderboard(
         n_resamples=n_resamples,
         seed=seed,
         round_scores=round_scores,
+        test=test,
+        adjust=adjust,
         progress=progress,
     )
     report.write_markdown(result, output_dir / "leaderboard.md")
@@ -119,10 +136,19 @@ def run_leaderboard(
         result, output_dir / "leaderboard.json", models=model_info, extra={"versions": _versions()}
     )
     if figures:
-        from sts_extras.leaderboard.figures import write_figures
+        from sts_extras.leaderboard.figure_cache import write_figures_if_changed
 
-        write_figures(result, output_dir)
+        write_figures_if_changed(result, output_dir)
     return result
+
+
+def _check_methods(test: str, adjust: str) -> None:
+    """Unknown test or adjustment: fail before any model runs."""
+    from sts_extras.stats.dependent import DEPENDENT_METHODS
+    from sts_extras.stats.multiple import ADJUST_METHODS
+
+    check_choice(test, "test", DEPENDENT_METHODS)
+    check_choice(adjust, "adjust", ADJUST_METHODS)
 
 
 def _versions() -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 The Markdown rounds correlations to 3 decimals (the STSS-131 guidance for reporting r); the CSV
 and JSON keep full precision, and the JSON also holds the gold and per-pair model scores, so every
-number can be recomputed from it.
+number can be recomputed from it. Per task the JSON has every pair of models (``"pairwise"``) and
+each result row its rank interval (``"rank_low"``/``"rank_high"``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import dataclasses
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sts_extras.leaderboard.scoring import (
     ComparisonStats,
@@ -22,8 +23,14 @@ from sts_extras.leaderboard.scoring import (
     ModelTaskStats,
 )
 
+if TYPE_CHECKING:
+    from sts_extras.stats.model_comparison import ModelComparisonResult
+
 __all__ = [
     "CSV_COLUMNS",
+    "mean_rank_table",
+    "pairwise_lines",
+    "pairwise_records",
     "result_record",
     "task_table",
     "to_json_dict",
@@ -36,6 +43,8 @@ __all__ = [
 CSV_COLUMNS = (
     "task",
     "rank",
+    "rank_low",
+    "rank_high",
     "model",
     "is_baseline",
     "n",
@@ -96,6 +105,49 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+#: Authors of the tests of two dependent correlations, for the legend.
+_TEST_NAMES = {
+    "steiger1980": "Steiger's (1980) z",
+    "meng1992": "Meng, Rosenthal & Rubin's (1992) z",
+    "williams1959": "Williams's (1959) t",
+    "hittner2003": "Hittner, May & Silver's (2003) z",
+    "dunn1969": "Dunn & Clark's (1969) z",
+    "hotelling1940": "Hotelling's (1940) t",
+    "hendrickson1970": "Hendrickson, Stanley & Hills's (1970) t",
+    "olkin1967": "Olkin's (1967) z",
+    "pearson1898": "Pearson & Filon's (1898) z",
+}
+_ADJUST_NAMES = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "sidak": "Šidák",
+    "holm-sidak": "Holm–Šidák",
+    "simes-hochberg": "Hochberg",
+    "hommel": "Hommel",
+    "fdr_bh": "BH",
+    "fdr_by": "BY",
+    "none": "unadjusted",
+}
+
+
+def _test_letter(settings: Any) -> str:
+    """'t' for the tests with a t statistic, else 'z'."""
+    from sts_extras.stats.dependent import T_METHODS
+
+    return "t" if settings.get("dependent_test", "meng1992") in T_METHODS else "z"
+
+
+def _adjust_name(settings: Any) -> str:
+    method = settings.get("multiple_comparisons", "holm")
+    return _ADJUST_NAMES.get(method, method)
+
+
+def _rank_cell(row: ModelTaskStats) -> str:
+    if row.rank_low is None or row.rank_high is None:
+        return str(row.rank)
+    return f"{row.rank} [{row.rank_low}, {row.rank_high}]"
+
+
 def _comparison_cells(item: ComparisonStats | None, is_baseline: bool) -> list[str]:
     if is_baseline:
         return ["baseline", "", ""]
@@ -105,18 +157,28 @@ def _comparison_cells(item: ComparisonStats | None, is_baseline: bool) -> list[s
     mark = " †" if item.bca_significant else ""
     star = " *" if item.holm_significant else ""
     interval = f"{_signed(item.delta)} [{_signed(item.ci_low)}, {_signed(item.ci_high)}]{mark}"
-    return [interval, f"{item.statistic:.2f}", f"{_p(item.pvalue_holm)}{star}"]
+    statistic = "—" if item.statistic is None else f"{item.statistic:.2f}"
+    return [interval, statistic, f"{_p(item.pvalue_holm)}{star}"]
 
 
 def result_record(row: ModelTaskRow) -> dict[str, Any]:
     """One model × unit as a flat record: the same keys, in the same order, for a failure."""
     if isinstance(row, ModelTaskStats):
-        return {**dataclasses.asdict(row), "error": None}
+        values = dataclasses.asdict(row)
+        ordered = {}
+        for key, value in values.items():  # the rank interval next to the rank
+            if key not in ("rank_low", "rank_high"):
+                ordered[key] = value
+            if key == "rank":
+                ordered.update(rank_low=row.rank_low, rank_high=row.rank_high)
+        return {**ordered, "error": None}
     return {
         "task": row.task,
         "model": row.model,
         "n": row.n,
         "rank": None,
+        "rank_low": None,
+        "rank_high": None,
         "pearson": None,
         "spearman": None,
         "scaled_pearson": None,
@@ -134,15 +196,19 @@ def result_record(row: ModelTaskRow) -> dict[str, Any]:
 def task_table(result: LeaderboardResult, task: str) -> str:
     """The ranked Markdown table of one unit."""
     header = (
-        "| # | Model | r | ρ | scaled r | r per bin (n) | ρ_w | τ_w "
-        "| Δr vs baseline [95% BCa] | z | p (Holm) |"
+        "| # | Model | r | ρ | scaled r | r per bin (n) | ρ_w | τ_w | rank [95%] "
+        f"| Δr vs baseline [95% BCa] | {_test_letter(result.settings)} "
+        f"| p ({_adjust_name(result.settings)}) |"
     )
-    lines = [header, "|--:|:--|--:|--:|--:|:--|--:|--:|:--|--:|--:|"]
+    level = result.settings.get("confidence_level", 0.95)
+    if level != 0.95:
+        header = header.replace("[95%", f"[{level:.0%}")
+    lines = [header, "|--:|:--|--:|--:|--:|:--|--:|--:|:--|:--|--:|--:|"]
     for row in result.stats_for(task):
         is_baseline = row.model == result.baseline
         name = _cell(row.model)  # the Δr column says "baseline"
         if isinstance(row, ModelTaskFailure):
-            cells = ["–", name, f"failed: {_cell(row.error)}", *[""] * 8]
+            cells = ["–", name, f"failed: {_cell(row.error)}", *[""] * 9]
         else:
             cells = [
                 str(row.rank),
@@ -153,14 +219,86 @@ def task_table(result: LeaderboardResult, task: str) -> str:
                 _bins(row),
                 _r(row.rho_w),
                 _r(row.tau_w),
+                _rank_cell(row),
                 *_comparison_cells(result.comparison(task, row.model), is_baseline),
             ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
+def _group(names: tuple[str, ...]) -> str:
+    return "{" + ", ".join(_cell(name) for name in names) + "}"
+
+
+def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
+    """The lines under a unit's table: failed models left out, groups the unit cannot separate,
+    and the minimal detectable Δr of the top model."""
+    settings = result.settings
+    alpha = settings.get("alpha", 0.05)
+    lines = []
+    failed = [row.model for row in result.stats_for(task) if isinstance(row, ModelTaskFailure)]
+    if failed:
+        lines.append(
+            "Left out of the comparisons and rank intervals (no usable scores): "
+            + ", ".join(_cell(name) for name in failed)
+            + "."
+        )
+    if task in result.pairwise_errors:
+        lines.append(f"No comparisons: {_cell(result.pairwise_errors[task])}")
+    comparison = result.pairwise.get(task)
+    if comparison is None:
+        return lines
+    groups = result.not_separable(task)
+    lines.append(
+        f"Not separable at {1 - alpha:.0%} ({_adjust_name(settings)}-adjusted p > {alpha:g} "
+        "over all pairs): "
+        + (", ".join(_group(group) for group in groups) if groups else "none, every pair differs")
+        + "."
+    )
+    deltas = result.detectable.get(task, {})
+    if deltas:
+        top = comparison.models[int(comparison.r.argmax())]
+        parts = []
+        for name, value in deltas.items():
+            pair = comparison.pair(top, name)
+            observed = pair.delta if pair.model1 == top else -pair.delta
+            shown = "—" if not math.isfinite(value) else f"{value:.3f}"
+            parts.append(f"{_cell(name)} {shown} (observed {_signed(observed)})")
+        lines.append(
+            f"Minimal detectable Δr at {settings.get('detectable_power', 0.8):.0%} power "
+            f"({settings.get('dependent_test', 'meng1992')} test, α = {alpha:g}, "
+            f"n = {comparison.n}) of "
+            f"{_cell(top)} against: " + "; ".join(parts) + "."
+        )
+    return lines
+
+
+def mean_rank_table(result: LeaderboardResult) -> str:
+    """Markdown table of the mean rank over the units (empty string if not computed)."""
+    mean = result.mean_rank
+    if mean is None:
+        return ""
+    level = result.settings.get("confidence_level", 0.95)
+    lines = [
+        f"| Model | mean rank [{level:.0%}] | "
+        + " | ".join(_cell(t.name) for t in result.tasks)
+        + " |",
+        "|:--|:--|" + "--:|" * len(result.tasks),
+    ]
+    ranks = {(row.task, row.model): row.rank for row in result.stats}
+    for k in sorted(range(len(mean.models)), key=lambda k: (mean.mean_rank[k], k)):
+        name = mean.models[k]
+        cells = [
+            _cell(name),
+            f"{mean.mean_rank[k]:.2f} [{mean.ci_low[k]:.2f}, {mean.ci_high[k]:.2f}]",
+            *(str(ranks[(task.name, name)]) for task in result.tasks),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def to_markdown(result: LeaderboardResult) -> str:
-    """The whole report: a section per unit (ranked table) and a legend."""
+    """The whole report: a section per unit (ranked table), the mean rank and a legend."""
     settings = result.settings
     out = ["# STS leaderboard", ""]
     out.append(f"Models ranked by Pearson r on each task. Baseline: **{_cell(result.baseline)}**.")
@@ -175,8 +313,23 @@ def to_markdown(result: LeaderboardResult) -> str:
         edges = result.bin_edges(task.name)
         if edges:
             out += ["", f"Bins (gold score): {_bin_ranges(edges)}."]
+        for line in pairwise_lines(result, task.name):
+            out += ["", line]
+    table = mean_rank_table(result)
+    if table:
+        out += ["", "## Mean rank across tasks", "", table]
+    elif len(result.tasks) > 1:
+        out += [
+            "",
+            "## Mean rank across tasks",
+            "",
+            "Not computed: the tasks do not rank the same models (a model has no usable scores "
+            "on some task).",
+        ]
     level = settings.get("confidence_level", 0.95)
     alpha = settings.get("alpha", 0.05)
+    test = settings.get("dependent_test", "meng1992")
+    adjust = _adjust_name(settings)
     out += [
         "",
         "## Legend",
@@ -190,15 +343,30 @@ def to_markdown(result: LeaderboardResult) -> str:
         f"- **ρ_w**, **τ_w**: top-rank-weighted Spearman and Kendall correlations (Lombardo et al. "
         f"2020, Eq. 8, n0 = {settings.get('n0', 2):g}): disagreements on the most similar pairs "
         "weigh most.",
-        f"- **Δr**: r(model) − r(baseline), with a {level:.0%} BCa bootstrap interval "
-        f"({settings.get('n_resamples')} paired resamples, seed {settings.get('seed')}); "
-        "**†**: the interval excludes 0.",
-        "- **z**: Meng, Rosenthal & Rubin (1992) test of two dependent correlations with the same "
-        "gold scores (positive: the model correlates better than the baseline); **p (Holm)**: its "
-        "two-sided p-value, Holm-adjusted across the comparisons of the task; "
-        f"**\\***: p ≤ {alpha:g}.",
+        f"- **rank [{level:.0%}]**: rank by r and its {level:.0%} bootstrap percentile interval "
+        "(Hall & Miller 2009); one paired bootstrap per task, shared by all its models "
+        f"({settings.get('n_resamples')} resamples of the pairs, seed {settings.get('seed')}), "
+        "gives the rank intervals, the Δr intervals and the win probabilities of "
+        "`pairwise_<task>.png`.",
+        f"- **Δr**: r(model) − r(baseline), with a {level:.0%} BCa bootstrap interval; **†**: the "
+        "interval excludes 0.",
+        f"- **{_test_letter(settings)}**: {_TEST_NAMES.get(test, test)} test of two dependent "
+        "correlations with the same gold scores (positive: the model correlates better than the "
+        f"baseline); **p ({adjust})**: its two-sided p-value, {adjust}-adjusted across the "
+        f"comparisons with the baseline on the task; **\\***: p ≤ {alpha:g}.",
+        f"- **Not separable**: two models are separated when their {test} p-value, "
+        f"{adjust}-adjusted over all pairs of the task, is at most {alpha:g}; a group is a "
+        "maximal run of consecutive models in the table with no two separated (groups may "
+        "overlap; the data support no order within a group). Models without usable scores are "
+        "left out of every comparison.",
+        f"- **Minimal detectable Δr**: the smallest r(top) − r(other) that the {test} test "
+        f"detects with {settings.get('detectable_power', 0.8):.0%} power at the task's n, holding "
+        "r(top) and the correlation between the two models at their observed values.",
+        "- **Mean rank**: mean over the tasks of the rank by r, with the percentile interval of "
+        "the mean of the bootstrap ranks (resampled within each task).",
         "- MTEB's own result files are in `mteb_results/`, its per-pair predictions in "
-        "`predictions/`; `leaderboard.json` holds every score used here.",
+        "`predictions/`; `leaderboard.json` holds every score used here and every pair of models "
+        "per task.",
     ]
     return "\n".join(out) + "\n"
 
@@ -235,6 +403,8 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                 record = (
                     values["task"],
                     values["rank"],
+                    values["rank_low"],
+                    values["rank_high"],
                     values["model"],
                     row.model == result.baseline,
                     values["n"],
@@ -290,13 +460,69 @@ def to_json_dict(
                     "n": int(task.gold.size),
                     "score_range": list(task.score_range),
                     "gold": task.gold.tolist(),
+                    **_pairwise_record(result, task.name),
                 }
                 for task in result.tasks
             ],
             "results": [result_record(row) for row in result.stats],
             "comparisons": [dataclasses.asdict(item) for item in result.comparisons],
+            "mean_rank": _mean_rank_record(result),
         }
     )
+
+
+def pairwise_records(comparison: ModelComparisonResult, alpha: float) -> list[dict[str, Any]]:
+    """One record per pair of models: the pair's fields, P(model1 has the higher r) and whether
+    the adjusted p-value is at most ``alpha``."""
+    index = {name: k for k, name in enumerate(comparison.models)}
+    return [
+        {
+            **dataclasses.asdict(pair),
+            "win_probability": float(
+                comparison.win_probability[index[pair.model1], index[pair.model2]]
+            ),
+            "adjusted_significant": bool(pair.pvalue_adjusted <= alpha),
+        }
+        for pair in comparison.pairs
+    ]
+
+
+def _pairwise_record(result: LeaderboardResult, task: str) -> dict[str, Any]:
+    comparison = result.pairwise.get(task)
+    if comparison is None:
+        return {
+            "models_compared": [],
+            "pairwise": [],
+            "pairwise_error": result.pairwise_errors.get(task),
+            "not_separable": [],
+            "min_detectable_delta": None,
+        }
+    return {
+        "models_compared": list(comparison.models),
+        "pairwise": pairwise_records(comparison, result.settings.get("alpha", 0.05)),
+        "pairwise_error": None,
+        "not_separable": [list(group) for group in result.not_separable(task)],
+        "min_detectable_delta": {
+            "model": comparison.models[int(comparison.r.argmax())],
+            "power": result.settings.get("detectable_power"),
+            "against": dict(result.detectable.get(task, {})),
+        },
+    }
+
+
+def _mean_rank_record(result: LeaderboardResult) -> list[dict[str, Any]] | None:
+    mean = result.mean_rank
+    if mean is None:
+        return None
+    return [
+        {
+            "model": name,
+            "mean_rank": float(mean.mean_rank[k]),
+            "ci_low": float(mean.ci_low[k]),
+            "ci_high": float(mean.ci_high[k]),
+        }
+        for k, name in enumerate(mean.models)
+    ]
 
 
 def write_json(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:

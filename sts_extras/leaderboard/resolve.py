@@ -13,7 +13,7 @@ import difflib
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -168,10 +168,21 @@ class ModelEntry:
     kind: str  # "sentence-transformers", "word-vectors" or "mteb-model"
     source: str
     build: Callable[[], Any]
+    #: What the model's scores depend on, for the store of earlier evaluations
+    #: (:mod:`~sts_extras.leaderboard.evaluation_store`); None: always evaluate.
+    identity: str | None = None
+
+
+def _model_revision(mteb_name: str, local: Path | None) -> str:
+    """The revision naming a sentence-transformers model's files in MTEB's results and caches."""
+    if local is not None:  # a local copy: name its exact files
+        return f"local-{directory_fingerprint(local)}"
+    snapshot = snapshot_dir(mteb_name)  # a Hub model: the snapshot folder names the commit
+    return snapshot.name if snapshot is not None else "no_revision_available"
 
 
 def _sentence_transformer_builder(
-    mteb_name: str, local: Path | None, cache_dir: Path
+    mteb_name: str, local: Path | None, revision: str, cache_dir: Path
 ) -> Callable[[], Any]:
     def build() -> Any:
         from sentence_transformers import SentenceTransformer
@@ -179,16 +190,25 @@ def _sentence_transformer_builder(
         from sts_extras.integrations.mteb import cached_sentence_transformer
 
         model = SentenceTransformer(str(local) if local is not None else mteb_name)
-        if local is not None:  # a local copy: name its exact files
-            revision = f"local-{directory_fingerprint(local)}"
-        else:  # a Hub model: the snapshot folder names the commit
-            snapshot = snapshot_dir(mteb_name)
-            revision = snapshot.name if snapshot is not None else "no_revision_available"
         return cached_sentence_transformer(
             model, name=mteb_name, revision=revision, cache_root=cache_dir / "embeddings"
         )
 
     return build
+
+
+def _sentence_transformer_entry(spec: str, cache_dir: Path) -> ModelEntry:
+    source = resolve_sentence_transformer(spec)
+    # A Hub model not yet downloaded has no revision to name its scores by.
+    revision = _model_revision(source.name, source.local)
+    known = revision != "no_revision_available"
+    return ModelEntry(
+        name=source.display,
+        kind="sentence-transformers",
+        source=spec,
+        build=_sentence_transformer_builder(source.name, source.local, revision, cache_dir),
+        identity=repr(("sentence-transformers", source.name, revision)) if known else None,
+    )
 
 
 def _load_vectors(spec: str, cache_dir: Path) -> Any:
@@ -290,24 +310,18 @@ def resolve_models(
         if not isinstance(spec, str):
             entries.append(_model_object_entry(spec))
             continue
-        source = resolve_sentence_transformer(spec)
-        entries.append(
-            ModelEntry(
-                name=source.display,
-                kind="sentence-transformers",
-                source=spec,
-                build=_sentence_transformer_builder(source.name, source.local, cache_dir),
-            )
-        )
+        entries.append(_sentence_transformer_entry(spec, cache_dir))
     loaded = [(_load_vectors(spec, cache_dir), spec) for spec in vectors or []]
     for word_vectors, spec in loaded:
         for model in _vector_models(word_vectors, sif):  # cheap: the vectors are loaded
+            meta = model.mteb_model_meta  # its revision is a fingerprint of vectors and method
             entries.append(
                 ModelEntry(
                     name=model.name,
                     kind="word-vectors",
                     source=spec,
                     build=_returning(model),
+                    identity=repr((type(model).__name__, repr(model), meta.name, meta.revision)),
                 )
             )
     seen: dict[str, int] = {}
@@ -315,11 +329,7 @@ def resolve_models(
     for entry in entries:  # the same source given twice: keep both, distinguishable
         count = seen.get(entry.name, 0) + 1
         seen[entry.name] = count
-        unique.append(
-            entry
-            if count == 1
-            else ModelEntry(f"{entry.name} #{count}", entry.kind, entry.source, entry.build)
-        )
+        unique.append(entry if count == 1 else replace(entry, name=f"{entry.name} #{count}"))
     return unique
 
 

@@ -4,6 +4,11 @@ Nothing here knows about MTEB: :func:`score_leaderboard` takes, for every evalua
 or a subset/split of a multilingual MTEB task), the gold scores and each model's per-pair scores,
 and returns every number the reports show. :mod:`sts_extras.leaderboard.evaluation` only gathers
 those scores from ``mteb.evaluate``.
+
+The inference of a unit comes from one call of
+:func:`~sts_extras.stats.model_comparison.compare_models` over the models scored on it: one paired
+bootstrap shared by all models gives every pair's Δr interval, the rank intervals and the win
+probabilities, and the comparisons with the baseline are read off the same pairs.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import numpy as np
 
 from sts_extras._validation import (
     as_float_vector,
+    check_choice,
     check_not_constant,
     check_open_unit_interval,
     check_positive_int,
@@ -24,6 +30,7 @@ from sts_extras._validation import (
 from sts_extras.errors import UserInputError
 
 if TYPE_CHECKING:
+    from sts_extras.stats.model_comparison import MeanRankResult, ModelComparisonResult
     from sts_extras.stats.ranking import WeightedRankCorrelationResult
 
 __all__ = [
@@ -33,11 +40,14 @@ __all__ = [
     "ModelTaskRow",
     "ModelTaskStats",
     "TaskScores",
+    "inseparable_groups",
     "score_leaderboard",
 ]
 
 #: Decimals the STSS-131 guidance asks for (round system scores before r, and r itself).
 ROUND_DECIMALS = 3
+#: Power at which the reports give the minimal detectable Δr of the top model.
+DETECTABLE_POWER = 0.8
 
 
 @dataclass(frozen=True, eq=False)  # holds arrays: compared by identity
@@ -78,7 +88,9 @@ class ModelTaskStats:
     list every bin (``None`` where a bin has fewer than 3 pairs or a constant side);
     ``rho_w``/``tau_w`` are Lombardo et al.'s (2020) top-rank-weighted correlations (Eq. 8,
     n0 = 2); ``rank`` orders the models of the unit by ``pearson`` (1 = best); ``scores`` are the
-    per-pair scores every statistic was computed on.
+    per-pair scores every statistic was computed on; ``rank_low``/``rank_high`` is the bootstrap
+    percentile interval of the rank among the models scored on the unit (Hall & Miller 2009),
+    from the resampling shared by all of them (both equal ``rank`` when it is the only one).
     """
 
     task: str
@@ -95,6 +107,8 @@ class ModelTaskStats:
     tau_w: float
     mteb_pearson: float | None
     scores: tuple[float, ...] = field(repr=False)
+    rank_low: int | None = None
+    rank_high: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -137,9 +151,13 @@ class ComparisonStats:
     """One model against the baseline on one unit: Δr = r(model) − r(baseline).
 
     ``ci_low``/``ci_high`` is the BCa bootstrap interval of Δr and ``bca_significant`` says
-    whether it excludes 0; ``statistic``/``pvalue`` are Meng, Rosenthal & Rubin's (1992) z test
-    of the two dependent correlations, ``pvalue_holm`` its Holm (1979) adjustment across the
-    comparisons of the unit and ``holm_significant`` whether that is at most ``alpha``.
+    whether it excludes 0; ``statistic``/``pvalue`` are the test of the two dependent
+    correlations (``settings["dependent_test"]``, by default Meng, Rosenthal & Rubin's 1992 z;
+    positive: the model correlates better), ``pvalue_holm`` its adjustment across the comparisons
+    with the baseline on the unit (``settings["multiple_comparisons"]``, by default Holm 1979;
+    the field keeps its historical name) and ``holm_significant`` whether that is at most
+    ``alpha``. All come from the unit's pair (model, baseline) of
+    :attr:`LeaderboardResult.pairwise`; ``error`` says why a value is missing.
     """
 
     task: str
@@ -159,7 +177,25 @@ class ComparisonStats:
 
 @dataclass(frozen=True)
 class LeaderboardResult:
-    """All numbers of a leaderboard run: per model × unit statistics and baseline comparisons."""
+    """All numbers of a leaderboard run: per model × unit statistics and baseline comparisons.
+
+    Attributes
+    ----------
+    tasks, models, baseline, stats, comparisons, settings
+        The units, the model names in run order, the baseline, one row per model × unit, one
+        comparison per non-baseline model × unit and the options of the run.
+    pairwise : mapping of str to ModelComparisonResult
+        Unit name -> all-pairs comparison of the models scored on it, models in table order (best
+        first; units with fewer than 2 scored models are missing).
+    pairwise_errors : mapping of str to str
+        Unit name -> why it has no all-pairs comparison although 2 models have scores.
+    detectable : mapping of str to (mapping of str to float)
+        Unit name -> minimal detectable Δr at :data:`DETECTABLE_POWER` of the unit's top model
+        against each other scored model (NaN: no Δr reaches that power).
+    mean_rank : MeanRankResult or None
+        Mean rank over the units with its interval; None unless there are at least 2 units and
+        every unit has scores of the same models.
+    """
 
     tasks: tuple[TaskScores, ...]
     models: tuple[str, ...]
@@ -167,6 +203,10 @@ class LeaderboardResult:
     stats: tuple[ModelTaskRow, ...]
     comparisons: tuple[ComparisonStats, ...]
     settings: Mapping[str, Any]
+    pairwise: Mapping[str, ModelComparisonResult] = field(default_factory=dict, compare=False)
+    pairwise_errors: Mapping[str, str] = field(default_factory=dict, compare=False)
+    detectable: Mapping[str, Mapping[str, float]] = field(default_factory=dict, compare=False)
+    mean_rank: MeanRankResult | None = field(default=None, compare=False)
 
     def stats_for(self, task: str) -> list[ModelTaskRow]:
         """The rows of one unit, best first (failed models last, in run order)."""
@@ -190,6 +230,51 @@ class LeaderboardResult:
             if item.task == task and item.model == model:
                 return item
         return None
+
+    def not_separable(self, task: str) -> list[tuple[str, ...]]:
+        """Groups of models the unit cannot separate, best first (:func:`inseparable_groups`)."""
+        comparison = self.pairwise.get(task)
+        if comparison is None:
+            return []
+        return inseparable_groups(comparison, alpha=self.settings.get("alpha", 0.05))
+
+
+def inseparable_groups(comparison: ModelComparisonResult, *, alpha: float) -> list[tuple[str, ...]]:
+    """Groups of models that one task cannot separate (homogeneous subsets), in table order.
+
+    Two models are *separated* when their adjusted p-value (``pvalue_adjusted``: the test and
+    adjustment of ``comparison``, over all its pairs) is at most ``alpha``; a pair without a
+    p-value is not separated. A group is a maximal run of consecutive models in the order of
+    ``comparison.models`` (best first) in which no two models are separated, with at least 2
+    models; groups can overlap (A ~ B ~ C with A and C separated gives {A, B} and {B, C}). A
+    model in no group is separated from its neighbours in the ranking.
+
+    Parameters
+    ----------
+    comparison : ModelComparisonResult
+    alpha : float
+
+    Returns
+    -------
+    list of tuple of str
+        Groups ordered by their first model.
+    """
+    models = comparison.models
+    index = {name: k for k, name in enumerate(models)}
+    separated = np.zeros((len(models), len(models)), dtype=bool)
+    for pair in comparison.pairs:
+        i, j = index[pair.model1], index[pair.model2]
+        separated[i, j] = separated[j, i] = bool(pair.pvalue_adjusted <= alpha)  # NaN: False
+    groups: list[tuple[str, ...]] = []
+    last_end = 0
+    for start in range(len(models)):
+        end = start + 1
+        while end < len(models) and not separated[start:end, end].any():
+            end += 1
+        if end - start > 1 and end > last_end:  # not inside the previous group
+            groups.append(models[start:end])
+            last_end = end
+    return groups
 
 
 def _usable_scores(
@@ -305,48 +390,89 @@ def _task_rows(
     return rows
 
 
-def _compare(
+def _compare_task(
     task: TaskScores,
-    model: ModelTaskRow,
-    baseline: ModelTaskRow,
+    rows: Mapping[str, ModelTaskRow],
     *,
+    test: str,
+    adjust: str,
     n_resamples: int,
     confidence_level: float,
     seed: int | None,
-) -> ComparisonStats:
-    from sts_extras.stats.bootstrap import bootstrap_correlation_difference
-    from sts_extras.stats.dependent import compare_dependent_correlations
+) -> ModelComparisonResult | str | None:
+    """All-pairs comparison of the models scored on the unit, in table order (best first).
 
+    None with fewer than 2 scored models; the error message if the comparison is impossible.
+    Failed models are left out, so they do not change the others' ranks or p-values.
+    """
+    from sts_extras.stats.model_comparison import compare_models
+
+    scored = sorted(
+        (row for row in rows.values() if isinstance(row, ModelTaskStats)), key=lambda r: r.rank
+    )
+    if len(scored) < 2:
+        return None
+    try:
+        return compare_models(
+            task.gold,
+            {row.model: np.asarray(row.scores) for row in scored},
+            statistic="pearson",
+            method=test,
+            adjust=adjust,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            seed=seed,
+        )
+    except ValueError as error:
+        return str(error)
+
+
+def _with_rank_interval(
+    row: ModelTaskRow, comparison: ModelComparisonResult | None
+) -> ModelTaskRow:
+    if not isinstance(row, ModelTaskStats):
+        return row
+    if comparison is None:  # the only scored model: its rank is certain
+        return _replace(row, rank_low=row.rank, rank_high=row.rank)
+    k = comparison.models.index(row.model)
+    return _replace(
+        row, rank_low=int(comparison.rank_low[k]), rank_high=int(comparison.rank_high[k])
+    )
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def _baseline_comparison(
+    task: TaskScores,
+    model: ModelTaskRow,
+    baseline: ModelTaskRow,
+    comparison: ModelComparisonResult | str | None,
+) -> ComparisonStats:
+    """The pair (model, baseline) of the unit's all-pairs comparison, oriented model − baseline."""
     base: dict[str, Any] = dict(task=task.name, model=model.model, baseline=baseline.model)
     if isinstance(model, ModelTaskFailure) or isinstance(baseline, ModelTaskFailure):
         failed = model if isinstance(model, ModelTaskFailure) else baseline
         return ComparisonStats(**base, error=f"{failed.model} has no scores on {task.name}")
-    scores, reference = np.asarray(model.scores), np.asarray(baseline.scores)
-    try:
-        boot = bootstrap_correlation_difference(
-            scores,
-            reference,
-            task.gold,
-            statistic="pearson",
-            n_resamples=n_resamples,
-            confidence_level=confidence_level,
-            method="BCa",
-            seed=seed,
-        )
-        test = compare_dependent_correlations(
-            scores, reference, task.gold, method="meng1992", correlation="pearson"
-        )
-    except ValueError as error:
-        return ComparisonStats(**base, error=str(error))
+    if comparison is None or isinstance(comparison, str):  # both scored: an error message
+        return ComparisonStats(**base, error=comparison or "no comparison")
+    pair = comparison.pair(model.model, baseline.model)
+    # Pairs run best model first; Δr, its interval and the test statistic change sign with the
+    # order, the two-sided p-value does not.
+    sign = 1.0 if pair.model1 == model.model else -1.0
+    low, high = (pair.ci_low, pair.ci_high) if sign > 0 else (-pair.ci_high, -pair.ci_low)
+    interval = np.isfinite(low) and np.isfinite(high)
     return ComparisonStats(
         **base,
-        delta=float(boot.delta),
-        ci_low=float(boot.ci_low),
-        ci_high=float(boot.ci_high),
-        bca_significant=bool(boot.significant),
-        statistic=float(test.statistic),
-        pvalue=float(test.pvalue),
-        r12=float(test.r12),
+        delta=sign * pair.delta,
+        ci_low=_finite(low),
+        ci_high=_finite(high),
+        bca_significant=bool(pair.significant) if interval else None,
+        statistic=_finite(sign * pair.statistic),
+        pvalue=_finite(pair.pvalue),
+        r12=pair.r12,
+        error=pair.error,
     )
 
 
@@ -362,15 +488,22 @@ def score_leaderboard(
     alpha: float = 0.05,
     seed: int | None = 0,
     round_scores: bool = False,
+    test: str = "meng1992",
+    adjust: str = "holm",
     progress: bool = False,
 ) -> LeaderboardResult:
     """Compute every statistic of the leaderboard from per-pair scores.
 
     For each unit and model: Pearson r, Spearman ρ, the scaled Pearson over ``bins`` equal-width
     bins of the task's scale with the per-bin r (Atoum 2019, Eq. 2-3), and the top-rank-weighted
-    ρ_w and τ_w (Lombardo et al. 2020, Eq. 8-9). For each model against ``baseline``: Δr with a
-    BCa bootstrap interval (Efron 1987) and Meng, Rosenthal & Rubin's (1992) z test of dependent
-    correlations, Holm-adjusted (Holm 1979) across the comparisons of the unit.
+    ρ_w and τ_w (Lombardo et al. 2020, Eq. 8-9). For each unit, one paired bootstrap shared by
+    the models scored on it (:func:`~sts_extras.stats.model_comparison.compare_models`): every
+    pair's Δr with a BCa interval (Efron 1987) and the ``test`` of two dependent correlations
+    (default Meng, Rosenthal & Rubin 1992), ``adjust``-ed over all pairs of the unit; each
+    model's rank interval and the win probabilities (Hall & Miller 2009); the minimal detectable
+    Δr of the top model. The comparisons with ``baseline`` are those pairs, their p-values
+    adjusted again over the comparisons with the baseline on the unit. Over the units: the mean
+    rank with its interval.
 
     Parameters
     ----------
@@ -386,18 +519,24 @@ def score_leaderboard(
     n0 : float, default 2
         Weight offset of ρ_w and τ_w.
     n_resamples : int, default 10000
-        Bootstrap resamples per comparison.
+        Bootstrap resamples per unit (shared by all its models).
     confidence_level : float, default 0.95
-        Level of the BCa intervals.
+        Level of the BCa intervals and of the rank intervals.
     alpha : float, default 0.05
-        Level at which a Holm-adjusted p-value is marked significant.
+        Level at which an adjusted p-value is marked significant (and of the detectable Δr).
     seed : int or None, default 0
-        Seed of every bootstrap (the same seed for each comparison, so a comparison does not
-        depend on which other models were run).
+        Seed of every unit's bootstrap (the same seed for each unit; a pair's interval equals
+        ``bootstrap_correlation_difference(..., seed=seed)`` for that pair, whichever other
+        models were run).
     round_scores : bool, default False
         Round the system scores to 3 decimals before any statistic (STSS-131 guidance 4).
+    test : str, default "meng1992"
+        Test of two dependent correlations, one of
+        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`.
+    adjust : str, default "holm"
+        p-value adjustment, one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`.
     progress : bool, default False
-        Show a progress bar over the comparisons.
+        Show a progress bar over the units.
 
     Returns
     -------
@@ -406,8 +545,12 @@ def score_leaderboard(
     Raises
     ------
     UserInputError
-        If ``baseline`` is not one of ``models``, or an option is out of range.
+        If ``baseline`` is not one of ``models``, or an option is out of range or unknown.
     """
+    from sts_extras.stats.dependent import DEPENDENT_METHODS
+    from sts_extras.stats.model_comparison import top_model_detectable_deltas
+    from sts_extras.stats.multiple import ADJUST_METHODS
+
     models = tuple(models)
     if baseline not in models:
         raise UserInputError(
@@ -417,32 +560,47 @@ def score_leaderboard(
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
     alpha = check_open_unit_interval(alpha, "alpha")
-    if seed is not None:  # an int, reused by every comparison (a Generator would be shared)
+    test = check_choice(test, "test", DEPENDENT_METHODS)
+    adjust = check_choice(adjust, "adjust", ADJUST_METHODS)
+    if seed is not None:  # an int, reused by every unit (a Generator would be shared)
         check_positive_int(seed, "seed", minimum=0)
 
     stats: list[ModelTaskRow] = []
     comparisons: list[ComparisonStats] = []
-    pending = [(task, model) for task in tasks for model in models if model != baseline]
-    bar = _progress(len(pending), "Comparing with the baseline", enabled=progress)
+    pairwise: dict[str, ModelComparisonResult] = {}
+    pairwise_errors: dict[str, str] = {}
+    detectable: dict[str, dict[str, float]] = {}
+    bar = _progress(len(tasks), "Comparing the models", enabled=progress)
     for task in tasks:
         rows = _task_rows(task, models, bins=bins, n0=n0, round_scores=round_scores)
-        stats.extend(rows.values())
-        task_comparisons = []
-        for model in models:
-            if model == baseline:
-                continue
-            task_comparisons.append(
-                _compare(
-                    task,
-                    rows[model],
-                    rows[baseline],
-                    n_resamples=n_resamples,
-                    confidence_level=confidence_level,
-                    seed=seed,
-                )
+        outcome = _compare_task(
+            task,
+            rows,
+            test=test,
+            adjust=adjust,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            seed=seed,
+        )
+        comparison = None
+        if isinstance(outcome, str):
+            pairwise_errors[task.name] = outcome
+        elif outcome is not None:
+            comparison = pairwise[task.name] = outcome
+            detectable[task.name] = top_model_detectable_deltas(
+                outcome, power=DETECTABLE_POWER, alpha=alpha
             )
-            bar.update()
-        comparisons.extend(_holm(task_comparisons, alpha))
+        stats.extend(
+            row if isinstance(outcome, str) else _with_rank_interval(row, comparison)
+            for row in rows.values()
+        )
+        task_comparisons = [
+            _baseline_comparison(task, rows[model], rows[baseline], outcome)
+            for model in models
+            if model != baseline
+        ]
+        comparisons.extend(_adjust(task_comparisons, adjust, alpha))
+        bar.update()
     bar.close()
     settings = dict(
         baseline=baseline,
@@ -455,8 +613,10 @@ def score_leaderboard(
         seed=seed,
         round_scores=round_scores,
         bootstrap="BCa",
-        dependent_test="meng1992",
-        multiple_comparisons="holm",
+        dependent_test=test,
+        multiple_comparisons=adjust,
+        rank_interval="percentile",
+        detectable_power=DETECTABLE_POWER,
     )
     return LeaderboardResult(
         tasks=tuple(tasks),
@@ -465,20 +625,40 @@ def score_leaderboard(
         stats=tuple(stats),
         comparisons=tuple(comparisons),
         settings=settings,
+        pairwise=pairwise,
+        pairwise_errors=pairwise_errors,
+        detectable=detectable,
+        mean_rank=_mean_rank(list(pairwise.values()), len(tasks), confidence_level),
     )
 
 
-def _holm(comparisons: list[ComparisonStats], alpha: float) -> list[ComparisonStats]:
-    from sts_extras.stats.dependent import holm_adjust
+def _mean_rank(
+    results: list[ModelComparisonResult], n_tasks: int, confidence_level: float
+) -> MeanRankResult | None:
+    """Mean rank over the units, if there are 2 or more and all rank the same models."""
+    from sts_extras.stats.model_comparison import mean_rank_across_tasks
+
+    if n_tasks < 2 or len(results) != n_tasks:
+        return None
+    if any(set(result.models) != set(results[0].models) for result in results):
+        return None
+    return mean_rank_across_tasks(results, confidence_level=confidence_level)
+
+
+def _adjust(comparisons: list[ComparisonStats], method: str, alpha: float) -> list[ComparisonStats]:
+    """Adjust the p-values of the comparisons with the baseline on one unit (one family)."""
+    from sts_extras.stats.multiple import adjust_pvalues
 
     tested = [index for index, item in enumerate(comparisons) if item.pvalue is not None]
     if not tested:
         return comparisons
-    adjusted = holm_adjust([comparisons[index].pvalue for index in tested])
+    adjusted = adjust_pvalues([comparisons[index].pvalue for index in tested], method)
     result = list(comparisons)
-    for index, p_holm in zip(tested, adjusted):
+    for index, p_adjusted in zip(tested, adjusted):
         result[index] = _replace(
-            result[index], pvalue_holm=float(p_holm), holm_significant=bool(p_holm <= alpha)
+            result[index],
+            pvalue_holm=float(p_adjusted),
+            holm_significant=bool(p_adjusted <= alpha),
         )
     return result
 
@@ -509,4 +689,4 @@ def _progress(total: int, description: str, *, enabled: bool):
         return _NoBar()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=description, unit="comparison")
+    return tqdm(total=total, desc=description, unit="task")

@@ -17,17 +17,35 @@ scores a pair, so its own similarity looks each row's tokens up again; MTEB's ``
 avg-cos); for :class:`MaxPool`, the max-pooled fuzzy set; for :class:`MeanPooled`, the averaged
 vector.
 
+MTEB's own STS tasks report ``main_score = cosine_spearman``, computed from ``encode`` outputs:
+for DynaMax and MaxPool-Jaccard that is not the model's similarity, so ``encode`` warns once
+(:class:`MainScoreWarning`) and the model's own scores are ``pearson`` / ``spearman``.
+:func:`register` makes ``mteb.get_model("sts-extras/DynaMax-Jaccard")`` (and the other names of
+:data:`~sts_extras.models.catalog.REGISTERED_MODELS`) work.
+
 One module per job: :mod:`~sts_extras.models.base` (tokenisation, vector tables and the MTEB
 interface shared by all models), :mod:`~sts_extras.models.dynamax`,
 :mod:`~sts_extras.models.pooled` (MaxPool and MeanPooled), :mod:`~sts_extras.models.registry`
-(DynaMax's map from encoded rows to tokens) and :mod:`~sts_extras.models.st_tokenizer` (the
-sentence-transformers tokenizer of :meth:`MeanPooled.to_sentence_transformer`).
+(DynaMax's map from encoded rows to tokens), :mod:`~sts_extras.models.metadata` (MTEB's
+``ModelMeta``: papers and vector provenance), :mod:`~sts_extras.models.catalog` (the names MTEB
+can load), :mod:`~sts_extras.models.st_export` (the ``tokenizers`` pipeline of
+:meth:`MeanPooled.to_sentence_transformer`) and :mod:`~sts_extras.models.st_tokenizer` (the
+tokenizer of models saved by earlier versions, which reload with ``trust_remote_code``).
 """
 
 from __future__ import annotations
 
-from sts_extras.models.base import PROGRESS_BAR_THRESHOLD
+from sts_extras.models.base import PROGRESS_BAR_THRESHOLD, MainScoreWarning
+from sts_extras.models.catalog import REGISTERED_MODELS, register
 from sts_extras.models.dynamax import DynaMax
 from sts_extras.models.pooled import MaxPool, MeanPooled
 
-__all__ = ["PROGRESS_BAR_THRESHOLD", "DynaMax", "MaxPool", "MeanPooled"]
+__all__ = [
+    "PROGRESS_BAR_THRESHOLD",
+    "REGISTERED_MODELS",
+    "DynaMax",
+    "MainScoreWarning",
+    "MaxPool",
+    "MeanPooled",
+    "register",
+]

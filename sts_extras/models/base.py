@@ -10,7 +10,7 @@ Subclasses (:class:`~sts_extras.models.DynaMax`, :class:`~sts_extras.models.MaxP
 from __future__ import annotations
 
 import hashlib
-import re
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -18,23 +18,26 @@ import numpy as np
 
 from sts_extras._validation import check_positive_int
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.models.metadata import model_meta
 from sts_extras.similarity.fuzzy import DEFAULT_CHUNK_BYTES
 from sts_extras.vectors import SIFWeights, TokenizedSentences, WordVectors
 
-__all__ = ["PROGRESS_BAR_THRESHOLD", "StaticVectorModel", "as_embedding_matrix"]
+__all__ = [
+    "GENERIC_SCORE_PREFIXES",
+    "PROGRESS_BAR_THRESHOLD",
+    "MainScoreWarning",
+    "StaticVectorModel",
+    "as_embedding_matrix",
+]
 
-# The paper behind the models, reported in their MTEB metadata.
-_DYNAMAX_CITATION = """@inproceedings{zhelezniak2019dont,
-  title={Don't Settle for Average, Go for the Max: Fuzzy Sets and Max-Pooled Word Vectors},
-  author={Zhelezniak, Vitalii and Savkov, Aleksandar and Shen, April and
-          Moramarco, Francesco and Flann, Jack and Hammerla, Nils Y.},
-  booktitle={International Conference on Learning Representations},
-  year={2019},
-  url={https://openreview.net/forum?id=SkxXg2C5FX}
-}"""
-_DYNAMAX_URL = "https://openreview.net/forum?id=SkxXg2C5FX"
+#: MTEB's STS keys computed from ``encode()`` outputs alone, whatever the model's similarity.
+GENERIC_SCORE_PREFIXES = ("cosine_", "euclidean_", "manhattan_")
 #: Encodes of at least this many sentences show a progress bar unless told otherwise.
 PROGRESS_BAR_THRESHOLD = 10_000
+
+
+class MainScoreWarning(UserWarning):
+    """An MTEB task's main score is not the model's own similarity (read pearson/spearman)."""
 
 
 def as_embedding_matrix(embeddings: Any, name: str) -> np.ndarray:
@@ -74,8 +77,10 @@ def _texts_of(batch: Any) -> list[str]:
 class StaticVectorModel:
     """Shared machinery: tokenisation, SIF weights, compact vector tables, MTEB adapters.
 
-    Subclasses set ``_method`` (the display name without "-SIF") and ``_similarity_fn`` (MTEB's
-    scoring function name) and implement ``_score_ids``, ``_embed``, :meth:`similarity` and
+    Subclasses set ``_method`` (the display name without "-SIF"), ``_similarity_fn`` (MTEB's
+    scoring function name) and ``_own_generic_prefix`` (the MTEB key family that is the model's own
+    similarity, ``"cosine_"`` when it is the cosine of the embeddings, else None) and implement
+    ``_score_ids``, ``_embed``, :meth:`similarity` and
     :meth:`similarity_pairwise`.
 
     Parameters
@@ -92,6 +97,7 @@ class StaticVectorModel:
 
     _method: str = ""
     _similarity_fn: str = "custom"
+    _own_generic_prefix: str | None = None
 
     def __init__(
         self,
@@ -123,6 +129,7 @@ class StaticVectorModel:
         self.max_chunk_bytes = check_positive_int(max_chunk_bytes, "max_chunk_bytes")
         self._sif_cache: dict[int, float] = {}
         self._meta: Any = None
+        self._warned_main_scores: set[str] = set()
 
     # ------------------------------------------------------------------ naming
     @property
@@ -262,7 +269,13 @@ class StaticVectorModel:
         each model. ``task_metadata``, ``hf_split``, ``hf_subset``, ``prompt_type`` and other
         MTEB keyword arguments (``batch_size``, ...) are accepted and ignored: the models use no
         prompts. A progress bar is shown for long encodes (``show_progress_bar``).
+
+        When ``task_metadata`` names a main score that MTEB computes from the embeddings alone
+        (``cosine_*``, ``euclidean_*``, ``manhattan_*``) and that is not this model's similarity
+        (DynaMax, MaxPool-Jaccard), a :class:`MainScoreWarning` says to read ``pearson`` and
+        ``spearman`` instead -- once per model object and main-score key.
         """
+        self._warn_if_main_score_is_not_own(task_metadata)
         tokens = self._collect_texts(inputs, show_progress_bar)
         table, weights, (ids,) = self._compact(tokens.ids)
         return self._embed(ids, table, weights, tokens.ids)
@@ -284,45 +297,67 @@ class StaticVectorModel:
         """Similarity of row ``i`` of ``embeddings1`` with row ``i`` of ``embeddings2``."""
         raise NotImplementedError
 
+    def _warn_if_main_score_is_not_own(self, task_metadata: Any) -> None:
+        key = getattr(task_metadata, "main_score", None)
+        if (
+            not isinstance(key, str)
+            or not key.startswith(GENERIC_SCORE_PREFIXES)
+            or (self._own_generic_prefix is not None and key.startswith(self._own_generic_prefix))
+            or key in self._warned_main_scores
+        ):
+            return
+        self._warned_main_scores.add(key)
+        task = getattr(task_metadata, "name", "this task")
+        family = key.split("_", 1)[0]
+        warnings.warn(
+            f"{self.name}: the main score of {task} (and of MTEB's STS tasks) is {key!r}, which "
+            f"MTEB computes from the {family} of encode() outputs ({self._generic_meaning(family)})"
+            f", not from {self.method}. {self.method}'s own scores are 'spearman' and 'pearson' "
+            "in each TaskResult's scores; read those. (Shown once per model and main score.)",
+            MainScoreWarning,
+            stacklevel=3,
+        )
+
+    def _generic_meaning(self, family: str) -> str:
+        """What MTEB's ``<family>_*`` keys measure for this model (for the warning)."""
+        return f"{family} between this model's embeddings"
+
     @property
     def mteb_model_meta(self) -> Any:
-        """An ``mteb.models.ModelMeta`` whose name is unique per method and vectors."""
-        if self._meta is None:
-            from mteb.models import ModelMeta
-            from mteb.models.model_meta import ScoringFunction
+        """An ``mteb.models.ModelMeta`` whose name is unique per method and vectors.
 
-            wv = self.vectors
-            revision = hashlib.blake2b(
-                repr((wv.fingerprint, self.method, self.sif)).encode(), digest_size=6
-            ).hexdigest()
-            slug = re.sub(r"[^A-Za-z0-9._-]+", "-", wv.name).strip("-")
-            n_parameters = int(len(wv) * wv.dim)
-            self._meta = ModelMeta(
-                loader=None,
-                name=f"sts-extras/{self.method}-{slug}",
-                revision=revision,
-                release_date=None,
-                languages=None,
-                n_parameters=n_parameters,
-                n_embedding_parameters=n_parameters,
-                memory_usage_mb=round(wv.vectors.nbytes / 2**20, 2),
-                max_tokens=float("inf"),
-                embed_dim=wv.dim,
-                license=None,
-                open_weights=True,
-                public_training_code=None,
-                public_training_data=None,
-                framework=["NumPy"],
-                reference=_DYNAMAX_URL,
-                similarity_fn_name=ScoringFunction(self._similarity_fn),
-                use_instructions=False,
-                training_datasets=None,
-                modalities=["text"],
-                model_type=["dense"],
-                citation=_DYNAMAX_CITATION,
-            )
+        It cites the method's paper, and names the model the vectors were adapted from with its
+        training datasets, languages and licence when they are known (see
+        :mod:`sts_extras.models.metadata`).
+        """
+        if self._meta is None:
+            self._meta = self._describe()
         return self._meta
 
     @mteb_model_meta.setter
     def mteb_model_meta(self, meta: Any) -> None:
+        # MTEB's get_model assigns the registered metadata after loading; the fields that describe
+        # the vectors actually loaded (size, revision, provenance) come from this model.
+        if getattr(meta, "loader", None) is not None and str(meta.name).startswith("sts-extras/"):
+            meta = self._describe(name=meta.name, loader=meta.loader).model_copy(
+                update={
+                    "loader_kwargs": meta.loader_kwargs,
+                    "experiment_kwargs": meta.experiment_kwargs,
+                }
+            )
         self._meta = meta
+
+    def _describe(self, *, name: str | None = None, loader: Any = None) -> Any:
+        wv = self.vectors
+        revision = hashlib.blake2b(
+            repr((wv.fingerprint, self.method, self.sif)).encode(), digest_size=6
+        ).hexdigest()
+        return model_meta(
+            wv,
+            method=self.method,
+            sif=self.sif is not None,
+            similarity_fn=self._similarity_fn,
+            revision=revision,
+            loader=loader,
+            name=name,
+        )

@@ -13,6 +13,10 @@ bounded-memory chunks. In MTEB's STS results this means:
   summed vectors equals the cosine of averaged ones) -- the paper's baseline, for free;
 * ``euclidean_*`` / ``manhattan_*`` use negative distances between the summed vectors; they
   mix similarity with sentence length and have no meaning for DynaMax.
+
+MTEB's own STS tasks have ``main_score="cosine_spearman"``, so their main score is avg-cos, not
+DynaMax; :meth:`DynaMax.encode` warns (:class:`~sts_extras.models.base.MainScoreWarning`) the
+first time it sees such a task.
 """
 
 from __future__ import annotations
@@ -92,6 +96,11 @@ class DynaMax(StaticVectorModel):
             check_positive_int(max_cached_sentences, "max_cached_sentences")
         )
         self._method = f"DynaMax-{self.measure.capitalize()}"
+
+    def _generic_meaning(self, family: str) -> str:
+        if family == "cosine":
+            return "avg-cos of the same word vectors"
+        return f"{family} distance between summed word vectors"
 
     def _score_ids(
         self,

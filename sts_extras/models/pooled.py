@@ -14,6 +14,7 @@ import numpy as np
 
 from sts_extras._validation import check_choice
 from sts_extras.models.base import StaticVectorModel, as_embedding_matrix
+from sts_extras.optional import requires_extra
 from sts_extras.similarity.fuzzy import (
     DEFAULT_CHUNK_BYTES,
     MAXPOOL_MEASURES,
@@ -103,6 +104,10 @@ class MaxPool(PooledVectorModel):
         self.measure = check_choice(measure, "measure", MAXPOOL_MEASURES)
         self._method = f"MaxPool-{self.measure.capitalize()}"
         self._similarity_fn = "cosine" if self.measure == "cosine" else "custom"
+        self._own_generic_prefix = "cosine_" if self.measure == "cosine" else None
+
+    def _generic_meaning(self, family: str) -> str:
+        return f"{family} between max-pooled vectors, i.e. MaxPool-{family.capitalize()}"
 
     def _score_ids(
         self,
@@ -143,6 +148,7 @@ class MeanPooled(PooledVectorModel):
 
     _method = "avg-cos"
     _similarity_fn = "cosine"
+    _own_generic_prefix = "cosine_"
     _pool_mode = "mean"
     measure = "cosine"  # cosine of averaged vectors; 0 when one of them is zero
 
@@ -158,38 +164,25 @@ class MeanPooled(PooledVectorModel):
         )
 
     def to_sentence_transformer(self, *, device: str = "cpu") -> Any:
-        """The same model as a ``SentenceTransformer``: WordEmbeddings (+ WordWeights) + Pooling.
+        """The same model as a plain ``SentenceTransformer`` (one ``StaticEmbedding`` module).
 
-        The tokenizer is this model's own tokenisation (no stop-word removal unless the
-        :class:`~sts_extras.vectors.WordVectors` asks for it), so cosine scores match
-        :meth:`score` up to float32 rounding. Words known only through fastText subwords are
-        dropped (``WordEmbeddings`` has no subword lookup). Reloading a saved copy needs
-        ``trust_remote_code=True`` because the tokenizer class lives in sts-extras.
+        The tokenizer is a Hugging Face ``tokenizers`` pipeline reproducing this model's
+        tokenisation (see :mod:`sts_extras.models.st_export` for the few cases where it
+        differs); SIF weights are folded into the embedding rows, and unknown tokens map to a zero
+        row, so cosine scores match :meth:`score` up to float32 rounding. A saved copy reloads with
+        ``SentenceTransformer(path)`` in an environment without sts-extras. Words known only
+        through fastText subwords are dropped (``StaticEmbedding`` has no subword lookup).
         """
-        from sentence_transformers import SentenceTransformer
-        from sentence_transformers.sentence_transformer.modules import (
-            Pooling,
-            WordEmbeddings,
-            WordWeights,
-        )
+        with requires_extra("mteb"):
+            from sentence_transformers import SentenceTransformer
+            from sentence_transformers.sentence_transformer.modules import StaticEmbedding
 
-        from sts_extras.models.st_tokenizer import WordVectorsTokenizer
+        from sts_extras.models.st_export import static_embedding_parts
 
         wv = self.vectors
-        tokenizer = WordVectorsTokenizer(wv.vocabulary.copy())
-        table = np.ascontiguousarray(wv.vectors, dtype=np.float32)
-        modules: list[Any] = [
-            WordEmbeddings(tokenizer=tokenizer, embedding_weights=table, update_embeddings=False)
-        ]
+        table = np.asarray(wv.vectors, dtype=np.float64)
         if self.sif is not None:
-            words = wv.words
-            weights = self.sif.weights(words)
-            modules.append(
-                WordWeights(
-                    vocab=words,
-                    word_weights=dict(zip(words, weights.tolist())),
-                    unknown_word_weight=1.0,
-                )
-            )
-        modules.append(Pooling(wv.dim, pooling_mode="mean"))
-        return SentenceTransformer(modules=modules, device=device)
+            table = table * self.sif.weights(wv.words)[:, None]
+        tokenizer, weights = static_embedding_parts(wv.vocabulary, table)
+        module = StaticEmbedding(tokenizer, embedding_weights=weights)
+        return SentenceTransformer(modules=[module], device=device, similarity_fn_name="cosine")

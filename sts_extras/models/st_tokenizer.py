@@ -1,6 +1,8 @@
 """A sentence-transformers ``WordTokenizer`` that tokenises exactly like a :class:`WordVectors`.
 
-Used by :meth:`sts_extras.models.MeanPooled.to_sentence_transformer`. This module imports
+Models saved by earlier versions of :meth:`sts_extras.models.MeanPooled.to_sentence_transformer`
+name this class and reload with ``trust_remote_code=True``; new ones use a plain ``StaticEmbedding``
+instead (:mod:`sts_extras.models.st_export`). This module imports
 sentence-transformers at import time; nothing else in sts-extras imports it eagerly.
 """
 

@@ -43,6 +43,13 @@ import numpy as np
 
 from sts_extras._validation import check_choice, check_positive_int
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.similarity.kernels import (
+    distinct_sentences,
+    pair_universes,
+    segment_max,
+    single_threaded_blas,
+)
+from sts_extras.similarity.vocabulary import membership_gatherer
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
@@ -283,15 +290,23 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 
 def _set_scores(
-    mu1: np.ndarray, mu2: np.ndarray, measure: str, counts: np.ndarray | None = None
+    mu1: np.ndarray,
+    mu2: np.ndarray,
+    measure: str,
+    counts: np.ndarray | None = None,
+    owner: np.ndarray | None = None,
+    n_sets: int = 0,
 ) -> np.ndarray:
     """Row-wise measure between membership vectors (last axis = universe); no validation.
 
     ``counts`` gives each universe element a multiplicity (a repeated word is a repeated
-    column of the DynaMax universe); None means every column counts once.
+    column of the DynaMax universe); None means every column counts once. With ``owner``, the
+    inputs are flat and element ``i`` belongs to set ``owner[i]`` of ``n_sets``.
     """
 
     def total(values: np.ndarray) -> np.ndarray:
+        if owner is not None:
+            return np.bincount(owner, weights=values, minlength=n_sets)
         return (
             values.sum(axis=-1) if counts is None else np.einsum("...k,...k->...", values, counts)
         )
@@ -410,6 +425,20 @@ def fuzzy_set_similarity_matrix(
 # pooling (Eq. 4 of [1] for max; the avg-cos baseline for mean)
 # --------------------------------------------------------------------------------------------
 def _pool(table: _Table, ragged: _Ragged, mode: str, max_chunk_bytes: int) -> np.ndarray:
+    # Sentences recur (across pairs, in all-pairs scoring): pool each distinct one once. Equal
+    # sentences pool to bitwise-equal vectors, so this changes no score.
+    representatives, groups = distinct_sentences(ragged.flat[:-1], ragged.lengths)
+    if representatives.size == len(ragged):
+        return _pool_each(table, ragged, mode, max_chunk_bytes)
+    lengths = ragged.lengths[representatives]
+    distinct = _ragged(np.empty(int(lengths.sum()) + 1, dtype=np.int64), lengths)
+    where = np.repeat(ragged.offsets[representatives] - distinct.offsets, lengths)
+    distinct.flat[:-1] = ragged.flat[where + np.arange(where.size)]
+    distinct.flat[-1] = 0
+    return _pool_each(table, distinct, mode, max_chunk_bytes)[groups]
+
+
+def _pool_each(table: _Table, ragged: _Ragged, mode: str, max_chunk_bytes: int) -> np.ndarray:
     n, dim = len(ragged), table.dim
     out = np.zeros((n, dim), dtype=np.float64)
     nonempty = np.flatnonzero(ragged.lengths)
@@ -429,7 +458,7 @@ def _pool(table: _Table, ragged: _Ragged, mode: str, max_chunk_bytes: int) -> np
         starts = ragged.offsets[chosen] - first
         if mode == "max":
             # Pooling together with the zero vector (Section 2.2 of [1]): clamp at 0.
-            out[chosen] = np.maximum(np.maximum.reduceat(tokens, starts, axis=0), 0.0)
+            out[chosen] = np.maximum(segment_max(tokens, starts, ragged.lengths[chosen]), 0.0)
         else:
             pooled = np.add.reduceat(tokens, starts, axis=0)
             if mode == "mean":
@@ -567,51 +596,6 @@ def average_cosine_similarity(
 # --------------------------------------------------------------------------------------------
 # DynaMax (Algorithm 1 of [1]), batched
 # --------------------------------------------------------------------------------------------
-def _pair_universes(
-    ragged1: _Ragged, ragged2: _Ragged, left: np.ndarray, right: np.ndarray, n_rows: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct rows of each pair's universe ``U = [X; Y]`` with their multiplicities.
-
-    A repeated row adds an identical column to the universe (Algorithm 1 keeps repeated
-    tokens) and an identical row to the max-pool (where it changes nothing), so each distinct
-    row is computed once and its column counted ``count_x + count_y`` times. Fully vectorised:
-    one sort of (pair, row) keys over all pairs.
-
-    Returns ``rows``, ``count_x``, ``count_y`` (flat, grouped by pair), and per pair the
-    ``offsets`` and ``sizes`` of its group.
-    """
-    n_pairs = left.size
-    lengths = np.stack([ragged1.lengths[left], ragged2.lengths[right]])  # (2, P)
-    keys_parts, side_parts = [], []
-    for side, (ragged, chosen) in enumerate(((ragged1, left), (ragged2, right))):
-        count = lengths[side]
-        total = int(count.sum())
-        # token positions of every chosen sentence, concatenated
-        starts = np.repeat(
-            ragged.offsets[chosen] - np.concatenate([[0], np.cumsum(count)[:-1]]), count
-        )
-        rows = ragged.flat[starts + np.arange(total, dtype=np.int64)]
-        pair = np.repeat(np.arange(n_pairs, dtype=np.int64), count)
-        keys_parts.append(pair * n_rows + rows)
-        side_parts.append(np.full(total, side, dtype=np.int8))
-    keys = np.concatenate(keys_parts)
-    sides = np.concatenate(side_parts)
-    order = np.argsort(keys, kind="stable")
-    keys, sides = keys[order], sides[order]
-    first = np.ones(keys.size, dtype=bool)
-    first[1:] = keys[1:] != keys[:-1]
-    group = np.cumsum(first) - 1
-    n_groups = int(group[-1]) + 1 if group.size else 0
-    count_y = np.bincount(group, weights=sides, minlength=n_groups)
-    count_x = np.bincount(group, minlength=n_groups) - count_y
-    unique_keys = keys[first]
-    rows, pairs = unique_keys % n_rows, unique_keys // n_rows
-    sizes = np.bincount(pairs, minlength=n_pairs).astype(np.int64)
-    offsets = np.zeros(n_pairs, dtype=np.int64)
-    np.cumsum(sizes[:-1], out=offsets[1:])
-    return rows, count_x, count_y, offsets, sizes
-
-
 def _dynamax_pairs(
     table: _Table,
     ragged1: _Ragged,
@@ -633,8 +617,10 @@ def _dynamax_pairs(
     Rows outside a sentence are zeroed before the max, which is neutral for the same reason
     padding is: a 0 never beats the 0 already in the max. Padded columns get weight 0.
     """
-    rows, count_x, count_y, offsets, sizes = _pair_universes(
-        ragged1, ragged2, left, right, table.data.shape[0]
+    rows, count_x, count_y, offsets, sizes = pair_universes(
+        (ragged1.flat, ragged1.offsets, ragged1.lengths, left),
+        (ragged2.flat, ragged2.offsets, ragged2.lengths, right),
+        table.data.shape[0],
     )
     rows = np.append(rows, 0)  # sentinel for padding (zeroed when gathered)
     count_x = np.append(count_x, 0.0)
@@ -665,7 +651,7 @@ def _dynamax_pairs(
 
     starts = range(0, order.size, size)
     # Overflow becomes inf/NaN, which _Table.check_finite reports with a clear error.
-    with _single_threaded_blas(), np.errstate(over="ignore", invalid="ignore"):
+    with single_threaded_blas(), np.errstate(over="ignore", invalid="ignore"):
         if workers == 1 or len(starts) < 2:
             for start in starts:
                 score_chunk(start)
@@ -677,25 +663,47 @@ def _dynamax_pairs(
                     pass
 
 
-class _single_threaded_blas:
-    """Run BLAS single-threaded while the small batched products run.
+def _dynamax_by_vocabulary(
+    table: _Table,
+    ragged1: _Ragged,
+    ragged2: _Ragged,
+    measure: str,
+    max_chunk_bytes: int,
+    pair_tokens: float,
+    pair_sizes_squared: float,
+    n_pairs: int,
+) -> Any:
+    """Scorer ``(left, right, out)`` through one vocabulary membership table, or None.
 
-    Many tiny matrix products are slower, and much noisier on a busy machine, when OpenBLAS
-    splits each across threads (measured: ~46 vs 50-95 us per pair on 2 cores); parallelism
-    comes from ``workers`` instead. Uses ``threadpoolctl`` when installed, else does nothing.
+    Cross-pair reuse (:mod:`sts_extras.similarity.vocabulary`): chosen when the call's
+    vocabulary and distinct sentences make the table cheaper than the per-pair products and it
+    fits in ``max_chunk_bytes``. Pair totals are then sums over each pair's tokens (a repeated
+    token is a repeated column of the universe, as in Algorithm 1).
     """
+    lengths = np.concatenate([ragged1.lengths, ragged2.lengths])
+    with np.errstate(over="ignore", invalid="ignore"):  # check_finite reports overflow
+        memberships = membership_gatherer(
+            np.concatenate([ragged1.flat[:-1], ragged2.flat[:-1]]),
+            lengths,
+            table.data.shape[0],
+            table.gather,
+            dim=table.dim,
+            n_pairs=n_pairs,
+            pair_tokens=pair_tokens,
+            pair_sizes_squared=pair_sizes_squared,
+            max_bytes=max_chunk_bytes,
+        )
+    if memberships is None:
+        return None
 
-    def __enter__(self) -> None:
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:
-            self._limits = None
-            return
-        self._limits = threadpool_limits(limits=1, user_api="blas")
+    def score(left: np.ndarray, right: np.ndarray, out: np.ndarray) -> None:
+        for start in range(0, left.size, 8192):  # bounds the per-token arrays
+            chosen = slice(start, start + 8192)
+            mu_x, mu_y, owner = memberships(left[chosen], right[chosen] + len(ragged1))
+            with np.errstate(invalid="ignore"):
+                out[chosen] = _set_scores(mu_x, mu_y, measure, owner=owner, n_sets=out[chosen].size)
 
-    def __exit__(self, *exc_info: Any) -> None:
-        if self._limits is not None:
-            self._limits.restore_original_limits()
+    return score
 
 
 def _check_chunking(chunk_pairs: Any, max_chunk_bytes: Any, workers: Any) -> int:
@@ -778,9 +786,25 @@ def dynamax_similarity(
     table, ragged1, ragged2 = _prepare(sentences1, sentences2, vectors, weights, paired=True)
     pairs = np.arange(len(ragged1), dtype=np.int64)
     out = np.empty(pairs.size, dtype=np.float64)
-    _dynamax_pairs(
-        table, ragged1, ragged2, pairs, pairs, measure, chunk_pairs, max_chunk_bytes, workers, out
+    sizes = (ragged1.lengths + ragged2.lengths).astype(np.float64)
+    by_vocabulary = _dynamax_by_vocabulary(
+        table, ragged1, ragged2, measure, max_chunk_bytes, sizes.sum(), sizes @ sizes, pairs.size
     )
+    if by_vocabulary is not None:
+        by_vocabulary(pairs, pairs, out)
+    else:
+        _dynamax_pairs(
+            table,
+            ragged1,
+            ragged2,
+            pairs,
+            pairs,
+            measure,
+            chunk_pairs,
+            max_chunk_bytes,
+            workers,
+            out,
+        )
     return table.check_finite(out, ragged1, ragged2)
 
 
@@ -808,23 +832,37 @@ def dynamax_similarity_matrix(
     out = np.empty((n1, n2), dtype=np.float64)
     if n1 == 0 or n2 == 0:
         return out
+    length1, length2 = ragged1.lengths.astype(np.float64), ragged2.lengths.astype(np.float64)
+    by_vocabulary = _dynamax_by_vocabulary(
+        table,
+        ragged1,
+        ragged2,
+        measure,
+        max_chunk_bytes,
+        n2 * length1.sum() + n1 * length2.sum(),  # sums of (k + l) and (k + l)^2 over all pairs
+        n2 * length1 @ length1 + n1 * length2 @ length2 + 2 * length1.sum() * length2.sum(),
+        n1 * n2,
+    )
     rows = max(1, 16384 // n2)  # pairs generated per block
     for start in range(0, n1, rows):
         stop = min(n1, start + rows)
         left = np.repeat(np.arange(start, stop, dtype=np.int64), n2)
         right = np.tile(np.arange(n2, dtype=np.int64), stop - start)
         block = np.empty(left.size, dtype=np.float64)
-        _dynamax_pairs(
-            table,
-            ragged1,
-            ragged2,
-            left,
-            right,
-            measure,
-            chunk_pairs,
-            max_chunk_bytes,
-            workers,
-            block,
-        )
+        if by_vocabulary is not None:
+            by_vocabulary(left, right, block)
+        else:
+            _dynamax_pairs(
+                table,
+                ragged1,
+                ragged2,
+                left,
+                right,
+                measure,
+                chunk_pairs,
+                max_chunk_bytes,
+                workers,
+                block,
+            )
         out[start:stop] = block.reshape(stop - start, n2)
     return table.check_finite(out, ragged1, ragged2)

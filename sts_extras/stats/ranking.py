@@ -96,6 +96,11 @@ def _weighted_rank_correlation_iv(predictions: Any, references: Any, n0: Any):
 # --------------------------------------------------------------------------------------------
 
 
+def _index_type(n: int) -> type[np.signedinteger]:
+    """The narrowest of int32 / int64 that holds 0..n: halves the memory of codes and indices."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 @overload
 def _rank_codes(
     x: np.ndarray, *, with_ranks: Literal[True] = ...
@@ -114,7 +119,7 @@ def _rank_codes(
 
     Returns
     -------
-    codes : ndarray of intp
+    codes : ndarray of int32 (int64 from 2^31 items on)
         Dense codes, 0 for the smallest value; equal values share a code.
     ranks : ndarray of float or None
         Average ranks in *descending* order of ``x`` (1 = largest value), as in eq. 9 of [1];
@@ -125,12 +130,16 @@ def _rank_codes(
     """
     n = x.size
     order = np.argsort(x)  # quicksort: the order inside a tie group never matters below
-    x_sorted = x[order]
     is_new = np.empty(n, dtype=bool)
     is_new[0] = True
+    x_sorted = x[order]
     np.not_equal(x_sorted[1:], x_sorted[:-1], out=is_new[1:])
-    codes = np.empty(n, dtype=np.intp)
-    codes[order] = np.cumsum(is_new) - 1
+    del x_sorted
+    sorted_codes = np.cumsum(is_new, dtype=_index_type(n))
+    sorted_codes -= 1
+    codes = np.empty_like(sorted_codes)
+    codes[order] = sorted_codes
+    del sorted_codes
     starts = np.flatnonzero(is_new)
     has_ties = bool(starts.size < n)
     if not with_ranks:
@@ -180,6 +189,11 @@ def _blocked_cumsum_inplace(blocks: np.ndarray) -> np.ndarray:
     return blocks.reshape(-1)
 
 
+def _padded_blocks(n: int) -> np.ndarray:
+    """Zeroed (m, _CUMSUM_BLOCK) buffer whose first n raveled items hold a vector."""
+    return np.zeros((-(-n // _CUMSUM_BLOCK), _CUMSUM_BLOCK))
+
+
 def weighted_inversions(values: np.ndarray, weights: np.ndarray) -> float:
     """Σ w_i w_j over the pairs i < j with values[i] > values[j] (strictly), in O(n log m).
 
@@ -194,40 +208,65 @@ def weighted_inversions(values: np.ndarray, weights: np.ndarray) -> float:
     n = values.size
     if n < 2:
         return 0.0
-    n_bits = max(int(values.max()).bit_length(), 1)
-    level_values: np.ndarray = values.astype(np.int32 if n < 2**31 else np.int64)
-    level_weights = np.asarray(weights, dtype=np.float64)
-    # zero-padded (m, B) buffers for the blocked cumulative sums; after the first level the
-    # padding holds stale partial sums, which is harmless: it sits after item n - 1 in the last
-    # block, and cumulative sums only look backwards
-    padded = -(-n // _CUMSUM_BLOCK) * _CUMSUM_BLOCK
-    ones_blocks = np.zeros((padded // _CUMSUM_BLOCK, _CUMSUM_BLOCK))
-    zeros_blocks = np.zeros_like(ones_blocks)
-    ones_weight = ones_blocks.reshape(-1)[:n]
-    zeros_weight = zeros_blocks.reshape(-1)[:n]
+    weight_blocks = _padded_blocks(n)
+    weight_blocks.reshape(-1)[:n] = weights
+    return _inversions_overwriting(values.astype(_index_type(n)), weight_blocks, n)
+
+
+def _inversions_overwriting(level_values: np.ndarray, weight_blocks: np.ndarray, n: int) -> float:
+    """:func:`weighted_inversions` of codes ``level_values`` and weights in ``weight_blocks``.
+
+    Both arrays are used as work space and overwritten: with them, the pass holds five vectors
+    of n (two of codes, three of weights, rotated between levels) and no per-level copies, which
+    keeps τ_w under ~60 bytes per item.
+    """
+    n_bits = max(int(level_values.max()).bit_length(), 1)
+    # Zero-padded (m, B) buffers for the blocked cumulative sums; the padding sits after item
+    # n - 1 in the last block, and cumulative sums only look backwards, so what it holds is
+    # harmless.
+    ones_blocks, zeros_blocks = _padded_blocks(n), _padded_blocks(n)
+    spare_values = np.empty_like(level_values)
+    is_one = np.empty(n, dtype=bool)
+    is_zero = np.empty(n, dtype=bool)
     total = 0.0
     for k in range(n_bits - 1, -1, -1):
-        is_one = (level_values & (1 << k)) != 0
+        level_weights = weight_blocks.reshape(-1)[:n]
+        ones_weight = ones_blocks.reshape(-1)[:n]
+        zeros_weight = zeros_blocks.reshape(-1)[:n]
+        np.not_equal(np.bitwise_and(level_values, 1 << k, out=spare_values), 0, out=is_one)
+        np.logical_not(is_one, out=is_zero)
         np.multiply(level_weights, is_one, out=ones_weight)
         np.subtract(level_weights, ones_weight, out=zeros_weight)
         ones_cumsum = _blocked_cumsum_inplace(ones_blocks)[:n]
         # every 0-item times the 1-weight before it, ignoring group boundaries ...
         level_total = float(_dot(zeros_weight, ones_cumsum))
         if k < n_bits - 1:
-            prefix = level_values >> (k + 1)
-            starts = np.flatnonzero(prefix[1:] != prefix[:-1]) + 1
-            if starts.size:
+            prefix = np.right_shift(level_values, k + 1, out=spare_values)
+            before = np.flatnonzero(prefix[1:] != prefix[:-1])  # group starts - 1
+            if before.size:
                 # ... minus, per group, the 1-weight of earlier groups times the group's 0-weight
                 zeros_cumsum = _blocked_cumsum_inplace(zeros_blocks)[:n]
-                ends = np.append(starts[1:], n) - 1
-                zeros_in_group = zeros_cumsum[ends] - zeros_cumsum[starts - 1]
-                level_total -= float(_dot(ones_cumsum[starts - 1], zeros_in_group))
+                ones_before = ones_cumsum[before]
+                # zeros_cumsum[ends] - zeros_cumsum[starts - 1], where the end of a group is the
+                # next group's start - 1 (n - 1 for the last group)
+                at_ends = zeros_cumsum[before]
+                zeros_in_group = np.empty_like(at_ends)
+                np.subtract(at_ends[1:], at_ends[:-1], out=zeros_in_group[:-1])
+                zeros_in_group[-1] = zeros_cumsum[n - 1] - at_ends[-1]
+                del before, at_ends
+                level_total -= float(_dot(ones_before, zeros_in_group))
+                del ones_before, zeros_in_group
         total += level_total
         if k:
-            # stable partition, 0-items first (cheaper than a stable argsort of the boolean key)
-            partition = np.concatenate((np.flatnonzero(~is_one), np.flatnonzero(is_one)))
-            level_values = level_values[partition]
-            level_weights = level_weights[partition]
+            # stable partition, 0-items first, into the spare buffers (the zeros buffer is free)
+            n_zeros = int(np.count_nonzero(is_zero))
+            partitioned = zeros_blocks.reshape(-1)
+            np.compress(is_zero, level_weights, out=partitioned[:n_zeros])
+            np.compress(is_one, level_weights, out=partitioned[n_zeros:n])
+            weight_blocks, zeros_blocks = zeros_blocks, weight_blocks
+            np.compress(is_zero, level_values, out=spare_values[:n_zeros])
+            np.compress(is_one, level_values, out=spare_values[n_zeros:])
+            level_values, spare_values = spare_values, level_values
     return total
 
 
@@ -236,39 +275,48 @@ def _sum_of_squared_group_sums(weights: np.ndarray, group_starts: np.ndarray) ->
     return float(np.dot(sums, sums))
 
 
-def _weighted_tau_from_codes(
+def _tau_parts(
     u: np.ndarray,
     v: np.ndarray,
     w: np.ndarray,
     order_u: np.ndarray,
     u_has_ties: bool,
     names: tuple[str, str] = ("x", "y"),
-) -> float:
-    """τ_w (Γ form) from dense codes ``u`` (first ranking), ``v`` (second) and item weights ``w``.
+) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    """Everything τ_w needs from dense codes ``u`` (first ranking), ``v`` (second), weights ``w``.
 
     With C / D the weighted concordant / discordant pair sums (i < j, pair weight w_i w_j):
     numerator = C - D = T - 2D, where T is the weight of pairs untied in both rankings, and the
     Γ normaliser is sqrt(U_u U_v) with U the weight of pairs untied in one ranking. Each of T, U
     follows from tie-group sums: Σ_{i<j, u_i≠u_j} w_i w_j = ((Σw)² - Σ_g (Σ_g w)²) / 2.
+
+    Returns ``v`` and ``w`` in lexicographic (u, v) order (the second in padded blocks, work
+    space for :func:`_inversions_overwriting`), then U_u, U_v and T. The inputs are no longer
+    needed afterwards, so callers drop them before counting the inversions (peak memory).
     """
     n = u.size
     if u_has_ties:
         # lexicographic (u, v) order, so that pairs tied in u are never counted as inversions
-        order = np.argsort(u.astype(np.int64) * (int(v.max()) + 1) + v)
+        span = int(v.max()) + 1
+        key = u.astype(_index_type((int(u.max()) + 1) * span)) * span + v
+        order = np.argsort(key)
+        del key
     else:
         order = order_u
     v_sorted = v[order]
-    w_sorted = w[order]
-    discordant = weighted_inversions(v_sorted, w_sorted)
+    weight_blocks = _padded_blocks(n)
+    w_sorted = np.take(w, order, out=weight_blocks.reshape(-1)[:n])
 
     square = float(w_sorted.sum()) ** 2
     v_sums = np.bincount(v_sorted, weights=w_sorted)
     tied_v = float(_dot(v_sums, v_sums))
+    del v_sums
     if u_has_ties:
         u_sorted = u[order]
         new_u = np.empty(n, dtype=bool)
         new_u[0] = True
         np.not_equal(u_sorted[1:], u_sorted[:-1], out=new_u[1:])
+        del u_sorted
         new_uv = new_u.copy()
         new_uv[1:] |= v_sorted[1:] != v_sorted[:-1]
         tied_u = _sum_of_squared_group_sums(w_sorted, np.flatnonzero(new_u))
@@ -283,6 +331,13 @@ def _weighted_tau_from_codes(
             raise UserInputError(
                 f"τ_w is undefined: every pair of items with positive weight is tied in `{name}`."
             )
+    return v_sorted, weight_blocks, untied_u, untied_v, untied_both
+
+
+def _tau_from_parts(parts: tuple[np.ndarray, np.ndarray, float, float, float]) -> float:
+    """τ_w = (T - 2D) / sqrt(U_u U_v) from :func:`_tau_parts` (whose arrays it overwrites)."""
+    v_sorted, weight_blocks, untied_u, untied_v, untied_both = parts
+    discordant = _inversions_overwriting(v_sorted, weight_blocks, v_sorted.size)
     tau = (untied_both - 2.0 * discordant) / math.sqrt(untied_u * untied_v)
     return float(min(1.0, max(-1.0, tau)))
 
@@ -372,10 +427,13 @@ def weighted_kendall_tau(x: Any, y: Any, weights: Any) -> float:
     """
     x, y, weights = as_paired_vectors(2, x=x, y=y, weights=weights)
     check_non_negative_weights(weights)
-    weights = weights / weights.max()  # scale-free; keeps the squared sums away from overflow
     u, _, order_u, u_has_ties = _rank_codes(x, with_ranks=False)
     v, _, _, _ = _rank_codes(y, with_ranks=False)
-    return _weighted_tau_from_codes(u, v, weights, order_u, u_has_ties, names=("x", "y"))
+    # Dividing by the largest weight makes τ_w scale-free and keeps the squared sums away from
+    # overflow.
+    parts = _tau_parts(u, v, weights / weights.max(), order_u, u_has_ties, names=("x", "y"))
+    del u, v, order_u
+    return _tau_from_parts(parts)
 
 
 def weighted_rank_correlation(
@@ -464,11 +522,12 @@ def weighted_rank_correlation(
     u, a, order_u, u_has_ties = _rank_codes(references)
     v, b, _, _ = _rank_codes(predictions)
     w = _weights_from_ranks(a, b, n0)
+    rho_w = _weighted_pearson(a, b, w)
+    parts = _tau_parts(u, v, w, order_u, u_has_ties, names=("references", "predictions"))
+    del u, a, order_u, v, b, w  # τ_w's inversion count needs only ``parts``
     return WeightedRankCorrelationResult(
-        rho_w=_weighted_pearson(a, b, w),
-        tau_w=_weighted_tau_from_codes(
-            u, v, w, order_u, u_has_ties, names=("references", "predictions")
-        ),
+        rho_w=rho_w,
+        tau_w=_tau_from_parts(parts),
         spearman=float(stats.spearmanr(references, predictions).statistic),
         kendall=float(stats.kendalltau(references, predictions).statistic),
         n0=n0,

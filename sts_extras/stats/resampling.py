@@ -58,26 +58,45 @@ _DEGENERATE_VARIANCE = 1e-9
 # --------------------------------------------------------------------------------------------
 # Resampling by counts
 # --------------------------------------------------------------------------------------------
-def draw_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
+def draw_counts(
+    rng: np.random.Generator, rows: int, n: int, *, out: np.ndarray | None = None
+) -> np.ndarray:
     """Counts (rows x n, float64) of n draws with replacement from n items, one row per resample.
 
-    Same draws as indexing the data with ``rng.integers(0, n, size=(rows, n))``.
+    Same draws as indexing the data with ``rng.integers(0, n, size=(rows, n))``. Given ``out``
+    (a C-contiguous rows x n float64 array) the counts are written there, so that a loop over
+    chunks allocates no (rows x n) arrays but the drawn indices.
     """
-    indices = rng.integers(0, n, size=(rows, n))
-    indices += (np.arange(rows) * n)[:, None]
-    counts = np.bincount(indices.ravel(), minlength=rows * n)
-    return counts.reshape(rows, n).astype(np.float64)
+    # int32 draws are the same numbers as the default int64 ones (both dtypes use the generator's
+    # 32-bit bounded draw when n <= 2^32), in half the memory.
+    dtype = np.int32 if rows * n < 2**31 else np.int64
+    indices: np.ndarray = rng.integers(0, n, size=(rows, n), dtype=dtype)
+    if rows > 1:
+        indices += np.arange(0, rows * n, n, dtype=dtype)[:, None]
+    if out is None:
+        counts = np.zeros((rows, n))
+    else:
+        counts = out
+        counts.fill(0.0)
+    # Adding 1.0 per draw into a reused buffer is exact and, unlike bincount + astype, allocates
+    # no new (rows x n) arrays; fresh ~0.5 MB arrays per chunk are mapped and unmapped by glibc
+    # each time, and the page faults cost more than the counting.
+    np.add.at(counts.reshape(-1), indices.reshape(-1), 1.0)
+    return counts
 
 
 def resample_counts(rng: np.random.Generator, n_resamples: int, n: int) -> Iterator[np.ndarray]:
     """The ``n_resamples`` count vectors of a paired bootstrap of n items, chunk by chunk.
 
     Chunks hold at most ``CHUNK_ELEMENTS`` counts (at least one row); the same generator state
-    gives the same resamples whatever the chunk size.
+    gives the same resamples whatever the chunk size. The yielded array is one buffer, reused:
+    each chunk overwrites the previous one (copy a chunk to keep it).
     """
     size = max(1, min(n_resamples, CHUNK_ELEMENTS // n))
+    buffer = np.empty((size, n))
     for start in range(0, n_resamples, size):
-        yield draw_counts(rng, min(size, n_resamples - start), n)
+        rows = min(size, n_resamples - start)
+        yield draw_counts(rng, rows, n, out=buffer[:rows])
 
 
 def _pearson_from_sums(count, sx, sy, sxx, syy, sxy):
@@ -180,52 +199,101 @@ class PearsonCorrelations:
         return self._from_sums(float(self.n - 1), leave_one_out)[0]
 
 
-def _rank_plan(x: np.ndarray):
-    """Sort order and tie groups of ``x``, computed once."""
+class _Buffers:
+    """Named float64 work arrays of the chunks, allocated once and reused (see ``draw_counts``)."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def __call__(self, name: str, rows: int, columns: int) -> np.ndarray:
+        """A C-contiguous (rows x columns) array; its contents are whatever was left in it."""
+        array = self._arrays.get(name)
+        if array is None or array.shape[0] < rows or array.shape[1] != columns:
+            array = self._arrays[name] = np.empty((rows, columns))
+        return array[:rows]
+
+
+@dataclass(frozen=True)
+class _RankPlan:
+    """Sort order and tie groups of one variable, computed once.
+
+    ``inverse`` is the sorted position of each item; ``group_end`` the last sorted position of
+    each tie group and ``item_group`` the tie group of each item (both None without ties).
+    """
+
+    order: np.ndarray
+    inverse: np.ndarray
+    group_end: np.ndarray | None
+    item_group: np.ndarray | None
+
+
+def _rank_plan(x: np.ndarray) -> _RankPlan:
     order = np.argsort(x, kind="stable")
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(x.size)
     sorted_x = x[order]
     new_group = np.empty(x.size, dtype=bool)
     new_group[0] = True
     new_group[1:] = sorted_x[1:] != sorted_x[:-1]
     if new_group.all():
-        return order, None, None
+        return _RankPlan(order, inverse, None, None)
     group_of = np.cumsum(new_group) - 1  # group index of each sorted position
-    group_end = np.append(np.flatnonzero(new_group)[1:], x.size) - 1  # last position per group
-    return order, group_of, group_end
+    group_end = np.append(np.flatnonzero(new_group)[1:], x.size) - 1
+    return _RankPlan(order, inverse, group_end, group_of[inverse])
 
 
-def _doubled_ranks(counts: np.ndarray, plan) -> np.ndarray:
+def _doubled_ranks(
+    counts: np.ndarray, plan: _RankPlan, out: np.ndarray, buffers: _Buffers
+) -> np.ndarray:
     """2 x (average rank) of every item in each count-weighted resample, in item order.
 
     An item drawn w times forms, with the items tied to it, one tie block; its average rank is
     (#draws below the block) + (block size + 1) / 2. Doubled ranks are integers, so the sums
-    below are exact in float64 for n up to several thousand.
+    below are exact in float64 for n up to several thousand (and every step here is exact, so
+    the order of the operations does not matter). Written into ``out`` (rows x n).
     """
-    order, group_of, group_end = plan
-    in_order = counts[:, order]
-    cumulative = np.cumsum(in_order, axis=1)
-    if group_of is None:
-        doubled_sorted = 2.0 * cumulative - in_order + 1.0
-    else:
-        ends = cumulative[:, group_end]
-        before = np.zeros_like(ends)
-        before[:, 1:] = ends[:, :-1]
-        doubled_sorted = (before + ends + 1.0)[:, group_of]
-    doubled = np.empty_like(doubled_sorted)
-    doubled[:, order] = doubled_sorted
-    return doubled
+    rows, n = counts.shape
+    cumulative = np.take(counts, plan.order, axis=1, out=buffers("sorted", rows, n), mode="clip")
+    np.cumsum(cumulative, axis=1, out=cumulative)
+    if plan.group_end is None:
+        # Doubled rank of the item at sorted position p: 2 cumulative[p] - count + 1.
+        np.take(cumulative, plan.inverse, axis=1, out=out, mode="clip")
+        out *= 2.0
+        out -= counts
+        out += 1.0
+        return out
+    assert plan.item_group is not None
+    groups = plan.group_end.size
+    ends = np.take(
+        cumulative, plan.group_end, axis=1, out=buffers("ends", rows, groups), mode="clip"
+    )
+    # Doubled rank of a tie group: (draws up to the group before) + (draws up to its end) + 1.
+    per_group = buffers("per_group", rows, groups)
+    per_group[:, 0] = ends[:, 0]
+    np.add(ends[:, 1:], ends[:, :-1], out=per_group[:, 1:])
+    per_group += 1.0
+    np.take(per_group, plan.item_group, axis=1, out=out, mode="clip")
+    return out
 
 
-def _rank_correlations(weights: np.ndarray, count: float, rh: np.ndarray, rxs: Iterable):
+def _rank_correlations(
+    weights: np.ndarray,
+    count: float,
+    rh: np.ndarray,
+    rxs: Iterable[np.ndarray],
+    buffers: _Buffers,
+):
     """Weighted Pearson r of the reference ranks ``rh`` with each system's ranks in ``rxs``."""
-    weighted_h = weights * rh
+    rows, n = weights.shape
+    weighted_h = np.multiply(weights, rh, out=buffers("weighted_h", rows, n))
+    weighted_x = buffers("weighted_x", rows, n)
     sh = weighted_h.sum(axis=1)
     shh = np.einsum("ij,ij->i", weighted_h, rh)
     columns, smallest = [], []
     for rx in rxs:
         sx = np.einsum("ij,ij->i", weights, rx)
         shx = np.einsum("ij,ij->i", weighted_h, rx)
-        sxx = np.einsum("ij,ij->i", weights * rx, rx)
+        sxx = np.einsum("ij,ij->i", np.multiply(weights, rx, out=weighted_x), rx)
         r, var_h, var_x = _pearson_from_sums(count, sh, sx, shh, sxx, shx)
         columns.append(r)
         smallest.append(np.minimum(var_h, var_x))
@@ -249,12 +317,24 @@ class SpearmanCorrelations:
         self.n, self.m = references.size, self.predictions.shape[0]
         self.reference_plan = _rank_plan(references)
         self.plans = [_rank_plan(x) for x in self.predictions]
+        self._buffers = _Buffers()
+
+    def _system_ranks(self, counts: np.ndarray) -> Iterator[np.ndarray]:
+        # One buffer for every system: each is consumed before the next is computed.
+        out = self._buffers("system_ranks", *counts.shape)
+        for plan in self.plans:
+            yield _doubled_ranks(counts, plan, out, self._buffers)
 
     def correlations(self, counts: np.ndarray) -> np.ndarray:
         """(rows x m) correlations; NaN where a variable is constant in the resample."""
-        rh = _doubled_ranks(counts, self.reference_plan)
-        rxs = (_doubled_ranks(counts, plan) for plan in self.plans)
-        r, smallest = _rank_correlations(counts, float(self.n), rh, rxs)
+        counts = np.ascontiguousarray(counts, dtype=np.float64)
+        buffers = self._buffers
+        rh = _doubled_ranks(
+            counts, self.reference_plan, buffers("reference_ranks", *counts.shape), buffers
+        )
+        r, smallest = _rank_correlations(
+            counts, float(self.n), rh, self._system_ranks(counts), buffers
+        )
         # A non-constant resample has doubled-rank variance >= ~n^3; a constant one gives 0 up to
         # rounding. Check the candidates exactly on the drawn values.
         suspicious = (~(smallest > _DEGENERATE_VARIANCE * float(self.n) ** 4)).any(axis=1)
@@ -273,22 +353,27 @@ class SpearmanCorrelations:
         tied with it by 1/2, so 2 R'_j = 2 R_j - (sign(x_j - x_i) + 1) for j != i.
         """
         n = self.n
+        buffers = _Buffers()
         ones = np.ones((1, n))
-        full_h = _doubled_ranks(ones, self.reference_plan)[0]
-        full_x = [_doubled_ranks(ones, plan)[0] for plan in self.plans]
+        full_h = _doubled_ranks(ones, self.reference_plan, np.empty((1, n)), buffers)[0]
+        full_x = [_doubled_ranks(ones, plan, np.empty((1, n)), buffers)[0] for plan in self.plans]
         out = np.empty((n, self.m))
         size = max(1, CHUNK_ELEMENTS // n)
         for start in range(0, n, size):
             rows = np.arange(start, min(n, start + size))
 
-            def dropped(doubled: np.ndarray, x: np.ndarray, rows: np.ndarray = rows):
-                return doubled[None, :] - (np.sign(x[None, :] - x[rows, None]) + 1.0)
+            def dropped(doubled: np.ndarray, x: np.ndarray, name: str, rows: np.ndarray = rows):
+                result = np.subtract(x[None, :], x[rows, None], out=buffers(name, rows.size, n))
+                np.sign(result, out=result)
+                result += 1.0
+                return np.subtract(doubled[None, :], result, out=result)
 
-            weights = np.ones((rows.size, n))
+            weights = buffers("weights", rows.size, n)
+            weights.fill(1.0)
             weights[np.arange(rows.size), rows] = 0.0
-            rxs = (dropped(doubled, x) for doubled, x in zip(full_x, self.predictions))
+            rxs = (dropped(doubled, x, "x") for doubled, x in zip(full_x, self.predictions))
             out[rows] = _rank_correlations(
-                weights, float(n - 1), dropped(full_h, self.reference), rxs
+                weights, float(n - 1), dropped(full_h, self.reference, "h"), rxs, buffers
             )[0]
         return out
 

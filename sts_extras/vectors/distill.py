@@ -3,21 +3,33 @@
 Distilling runs every vocabulary token through the transformer once, so the result is kept under
 the sts-extras cache and found again by a key of the model's files and the options. model2vec is
 imported only when a model is distilled.
+
+Distillation runs torch on as many threads as there are free CPUs (:func:`free_cpus`): on a
+machine where another process keeps a core busy, torch's threads would otherwise wait for each
+other, and two threads on one free core run slower than one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sts_extras.integrations.hub import ModelSource
 
-__all__ = ["default_cache_dir", "distill_to", "distillation_key", "distilled_model_dir"]
+__all__ = [
+    "default_cache_dir",
+    "distill_to",
+    "distillation_key",
+    "distilled_model_dir",
+    "free_cpus",
+]
 
 
 def default_cache_dir() -> Path:
@@ -53,6 +65,36 @@ def distillation_key(source: str, pca_dims: int | None) -> str:
     return hashlib.blake2b(repr(stamp).encode(), digest_size=6).hexdigest()
 
 
+def free_cpus() -> int:
+    """CPUs this process may use minus the load of the others: at least 1.
+
+    The usable CPUs are ``os.sched_getaffinity(0)`` (``os.cpu_count()`` where that does not
+    exist); the load is the 1-minute load average, rounded to whole busy CPUs.
+    """
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        usable = os.cpu_count() or 1
+    try:
+        busy = round(os.getloadavg()[0])
+    except (AttributeError, OSError):  # Windows: no load average
+        busy = 0
+    return max(1, min(usable, usable - busy))
+
+
+@contextlib.contextmanager
+def _torch_threads(count: int) -> Iterator[None]:
+    """Run torch on ``count`` threads, then restore its setting."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def distill_to(source: str, target: Path, pca_dims: int | None) -> None:
     """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``."""
     try:
@@ -63,7 +105,8 @@ def distill_to(source: str, target: Path, pca_dims: int | None) -> None:
             f"pip install 'model2vec[distill]' ({error})."
         ) from None
     target.parent.mkdir(parents=True, exist_ok=True)
-    model = distill(source, pca_dims=pca_dims, quantize_to="float32")
+    with _torch_threads(free_cpus()):
+        model = distill(source, pca_dims=pca_dims, quantize_to="float32")
     staging = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
     try:
         model.save_pretrained(str(staging))

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError
+from sts_extras.optional import requires_extra
 
 __all__ = [
     "check_finite",
@@ -192,7 +193,8 @@ def check_finite(kv: Any, path: Path | None) -> None:
 
 def read_word2vec_binary(path: Path) -> Any:
     """A gensim ``KeyedVectors`` from a word2vec binary file (``ValueError`` saying why not)."""
-    from gensim.models import KeyedVectors
+    with requires_extra("vectors"):
+        from gensim.models import KeyedVectors
 
     try:
         return KeyedVectors.load_word2vec_format(str(path), binary=True)
@@ -203,7 +205,8 @@ def read_word2vec_binary(path: Path) -> Any:
 
 def read_fasttext_binary(path: Path) -> Any:
     """The ``FastTextKeyedVectors`` (with subword n-grams) of a fastText ``.bin`` model."""
-    from gensim.models.fasttext import load_facebook_vectors
+    with requires_extra("vectors"):
+        from gensim.models.fasttext import load_facebook_vectors
 
     try:
         kv = load_facebook_vectors(str(path))
@@ -216,7 +219,8 @@ def read_fasttext_binary(path: Path) -> Any:
 
 def read_keyed_vectors(path: Path) -> Any:
     """A gensim ``KeyedVectors`` saved in gensim's native format (``.kv``/``.model``)."""
-    from gensim.models import KeyedVectors
+    with requires_extra("vectors"):
+        from gensim.models import KeyedVectors
 
     try:
         return KeyedVectors.load(str(path))

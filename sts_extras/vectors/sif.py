@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.optional import requires_extra
 from sts_extras.vectors.tokenization import strip_subword_marker
 
 __all__ = ["SIFWeights"]
@@ -70,7 +71,8 @@ class SIFWeights:
         word = strip_subword_marker(word)
         if self._frequencies is not None:
             return self._frequencies.get(word, 0.0)
-        from wordfreq import word_frequency
+        with requires_extra("vectors"):
+            from wordfreq import word_frequency
 
         return float(word_frequency(word, self.lang))
 

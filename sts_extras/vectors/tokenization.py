@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.optional import requires_extra
 
 __all__ = [
     "DEFAULT_TOKEN_PATTERN",
@@ -267,7 +268,8 @@ class Vocabulary:
         """Inverse of :meth:`to_config`."""
         hf_tokenizer = None
         if config.get("hf_tokenizer"):
-            from tokenizers import Tokenizer
+            with requires_extra("vectors"):
+                from tokenizers import Tokenizer
 
             hf_tokenizer = Tokenizer.from_str(config["hf_tokenizer"])
         pattern = config.get("pattern")

@@ -21,6 +21,7 @@ import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
 from sts_extras.integrations.hub import resolve_sentence_transformer
+from sts_extras.optional import requires_extra
 from sts_extras.vectors.distill import distilled_model_dir
 from sts_extras.vectors.formats import (
     check_finite,
@@ -362,7 +363,8 @@ class WordVectors:
             path = Path(path_or_model).expanduser()
             if not path.is_dir():
                 raise UserFileNotFoundError(f"model2vec directory not found: {path}")
-            from model2vec import StaticModel
+            with requires_extra("vectors"):
+                from model2vec import StaticModel
 
             try:
                 model = StaticModel.from_pretrained(str(path), force_download=False)
@@ -502,7 +504,8 @@ class WordVectors:
     def _from_downloader(
         cls, model_name: str, *, name: str | None = None, **options: Any
     ) -> WordVectors:
-        import gensim.downloader as api
+        with requires_extra("vectors"):
+            import gensim.downloader as api
 
         try:
             kv = api.load(model_name)

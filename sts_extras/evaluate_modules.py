@@ -1,0 +1,95 @@
+"""The four ``evaluate`` modules of sts-extras, found wherever the package is installed.
+
+The repository's ``metrics/<name>/`` folders are the one copy of each module (script, card,
+``requirements.txt``, Space ``app.py``); the build packages them as ``sts_extras/metrics/<name>/``
+(``setup.py``), so ``evaluate.load`` finds them after ``pip install``, from any working directory
+and offline. An editable install maps ``sts_extras.metrics`` to the repository's folder itself.
+
+>>> from sts_extras.evaluate_modules import METRICS, metric_path
+>>> sorted(METRICS)
+['bca_bootstrap', 'scaled_pearson', 'steiger', 'weighted_rank_correlation']
+>>> metric_path("steiger").joinpath("steiger.py").is_file()
+True
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sts_extras.errors import UserInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import evaluate
+
+__all__ = ["METRICS", "load_metric", "metric_path"]
+
+# module name -> evaluate module type (comparisons take predictions1/predictions2/references)
+METRICS: dict[str, str] = {
+    "scaled_pearson": "metric",
+    "weighted_rank_correlation": "metric",
+    "steiger": "comparison",
+    "bca_bootstrap": "comparison",
+}
+_PACKAGE = "sts_extras.metrics"
+
+
+def metric_path(name: str) -> Path:
+    """The folder of an installed ``evaluate`` module, for ``evaluate.load(str(path))``.
+
+    Parameters
+    ----------
+    name : {"scaled_pearson", "weighted_rank_correlation", "steiger", "bca_bootstrap"}
+        The module (``-`` is accepted for ``_``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``.../sts_extras/metrics/<name>`` holding ``<name>.py`` and its card ``README.md``.
+
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        A ``ValueError`` for an unknown name; the message lists the four modules.
+    """
+    key = name.replace("-", "_") if isinstance(name, str) else name
+    if key not in METRICS:
+        valid = ", ".join(repr(known) for known in METRICS)
+        raise UserInputError(f"Unknown evaluate module {name!r}; valid names: {valid}.")
+    folder = Path(str(resources.files(_PACKAGE).joinpath(key)))
+    if not (folder / f"{key}.py").is_file():  # a broken install, not a user error
+        raise RuntimeError(f"{key}.py is missing from {folder}; reinstall sts-extras.")
+    return folder
+
+
+def load_metric(name: str, **kwargs: Any) -> evaluate.EvaluationModule:
+    """``evaluate.load`` one of the four modules from the installed package (offline).
+
+    Parameters
+    ----------
+    name : {"scaled_pearson", "weighted_rank_correlation", "steiger", "bca_bootstrap"}
+        The module.
+    **kwargs
+        Passed to ``evaluate.load`` (e.g. ``seed``, ``keep_in_memory``, ``experiment_id``);
+        ``module_type`` is set from the module.
+
+    Returns
+    -------
+    evaluate.EvaluationModule
+        An ``evaluate.Metric`` or, for ``steiger`` and ``bca_bootstrap``, an
+        ``evaluate.Comparison``.
+
+    Examples
+    --------
+    >>> from sts_extras import load_metric
+    >>> steiger = load_metric("steiger")
+    >>> result = steiger.compute(predictions1=[1, 2, 3, 4, 6], predictions2=[2, 1, 4, 3, 5],
+    ...                          references=[1, 2, 3, 4, 5])
+    >>> round(result["r1"], 3), result["n"]
+    (0.986, 5)
+    """
+    import evaluate
+
+    path = metric_path(name)
+    return evaluate.load(str(path), module_type=METRICS[path.name], **kwargs)

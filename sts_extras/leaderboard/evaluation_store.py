@@ -1,0 +1,201 @@
+"""Earlier model × task evaluations kept under the cache, so a re-run need not call MTEB again.
+
+``mteb.evaluate`` imports sentence-transformers (and with it torch and transformers) on every
+call, whatever the model, and a sentence-transformers model is loaded before MTEB's embedding
+cache is asked: together most of a re-run. So after a model is evaluated, the files MTEB wrote for
+each task it scored (the per-pair prediction file, the task result and the model metadata) and
+the task's run settings are copied to ``<cache>/evaluations/<model key>/<task key>/``. When every
+task of a model is there, they are copied back into the output instead of evaluating: the
+per-pair scores, and so every report, are byte-identical to those of the run that stored them.
+
+The keys name everything the files depend on. The model key: the model's identity (a
+sentence-transformers name and the revision of its files, or a static model's MTEB name and
+vector fingerprint), the encode options, the versions of sts-extras, MTEB and
+sentence-transformers, and a stamp of the sts-extras source files that shape an evaluation
+(:data:`NOT_EVALUATION_CODE` lists those that do not), so an edited model never reads stale
+scores. The task key: the task's name, its data (every column of every evaluated split) and
+MTEB's version. Models passed as ready objects have no identity and are always evaluated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "NOT_EVALUATION_CODE",
+    "EvaluationStore",
+    "StoredTask",
+    "code_stamp",
+    "model_key",
+    "task_key",
+]
+
+# the store's own files in a task's folder, beside MTEB's
+_RECORD = "stored.json"
+
+
+def _digest(value: Any) -> str:
+    return hashlib.blake2b(repr(value).encode(), digest_size=10).hexdigest()
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+#: sts-extras sources that cannot change what MTEB writes for a model (statistics, reports,
+#: other commands); an edit of any other source file makes the stored evaluations stale.
+NOT_EVALUATION_CODE = (
+    "annotation/",
+    "stats/",
+    "leaderboard/cli.py",
+    "leaderboard/figure_cache.py",
+    "leaderboard/figures.py",
+    "leaderboard/pipeline.py",
+    "leaderboard/report.py",
+    "leaderboard/scoring.py",
+    "cli.py",
+    "describe.py",
+    "power_cli.py",
+)
+
+
+@cache
+def code_stamp(skip: tuple[str, ...] = ()) -> str:
+    """Names the sts-extras source files by path, size and modification time.
+
+    Parameters
+    ----------
+    skip : tuple of str
+        Leave out the files whose path in the package starts with one of these.
+    """
+    package = Path(__file__).resolve().parent.parent
+    stamps = []
+    for file in sorted(package.rglob("*.py")):
+        name = file.relative_to(package).as_posix()
+        if not name.startswith(skip):
+            info = file.stat()
+            stamps.append((name, info.st_size, info.st_mtime_ns))
+    return _digest(stamps)
+
+
+def model_key(identity: str, encode_options: Mapping[str, Any]) -> str:
+    """The store key of a model: identity, encode options, package versions, source stamp."""
+    versions = [_version(p) for p in ("sts-extras", "mteb", "sentence-transformers")]
+    stamp = code_stamp(NOT_EVALUATION_CODE)
+    return _digest((identity, sorted(encode_options.items()), versions, stamp))
+
+
+def task_key(task_name: str, splits: Iterable[tuple[str, str, Mapping[str, list[Any]]]]) -> str:
+    """The store key of a task: its name, MTEB's version and each (subset, split, columns)."""
+    digest = hashlib.blake2b(digest_size=10)
+    digest.update(repr((task_name, _version("mteb"))).encode())
+    for subset, split, columns in splits:
+        digest.update(json.dumps([subset, split, columns], sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredTask:
+    """One stored model × task evaluation.
+
+    Attributes
+    ----------
+    folder : pathlib.Path
+        Holds copies of the files MTEB wrote (prediction file, task result, model metadata).
+    mteb_name, mteb_revision : str
+        The model's name and revision in MTEB's results.
+    run_settings : list of dict
+        The task's entries of MTEB's run settings.
+    pearson : dict
+        (subset, split) -> the ``pearson`` MTEB reported, unrounded (its result file rounds).
+    """
+
+    folder: Path
+    mteb_name: str
+    mteb_revision: str
+    run_settings: list[dict[str, Any]]
+    pearson: dict[tuple[str, str], float | None]
+
+    def file(self, name: str) -> Path:
+        """The stored copy of the file MTEB wrote under ``name``."""
+        return self.folder / name
+
+
+class EvaluationStore:
+    """The stored evaluations of one model.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        ``<cache>/evaluations``.
+    key : str
+        The model's :func:`model_key`.
+    """
+
+    def __init__(self, root: Path, key: str) -> None:
+        self.folder = root / key
+
+    def lookup(self, task_keys: Mapping[str, str]) -> dict[str, StoredTask] | None:
+        """Every task's stored evaluation (task name -> task key), or None if one is missing."""
+        found = {}
+        for name, key in task_keys.items():
+            folder = self.folder / key
+            try:
+                record = json.loads((folder / _RECORD).read_text(encoding="utf-8"))
+                found[name] = StoredTask(
+                    folder,
+                    record["mteb_name"],
+                    record["mteb_revision"],
+                    record["run_settings"],
+                    {(subset, split): value for subset, split, value in record["pearson"]},
+                )
+            except (OSError, ValueError, KeyError, TypeError):  # absent or unreadable
+                return None
+        return found
+
+    def save(
+        self,
+        task_key: str,
+        files: Iterable[Path],
+        *,
+        mteb_name: str,
+        mteb_revision: str,
+        run_settings: list[dict[str, Any]],
+        pearson: Mapping[tuple[str, str], float | None],
+    ) -> None:
+        """Keep copies of the files MTEB wrote for one task; a crash leaves no partial entry."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.folder))
+        except OSError:
+            return  # a store that cannot be written costs a re-run its speed, nothing else
+        try:
+            for file in files:
+                shutil.copyfile(file, staging / file.name)
+            record = {
+                "mteb_name": mteb_name,
+                "mteb_revision": mteb_revision,
+                "run_settings": run_settings,
+                "pearson": [[subset, split, value] for (subset, split), value in pearson.items()],
+            }
+            (staging / _RECORD).write_text(json.dumps(record), encoding="utf-8")
+            target = self.folder / task_key
+            shutil.rmtree(target, ignore_errors=True)
+            os.replace(staging, target)  # whole or absent for a concurrent reader
+        except OSError:
+            pass  # as above
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,128 @@
+"""The all-pairs part of the leaderboard on synthetic scores: the comparisons with the baseline
+are pairs of the shared bootstrap, failed models are left out, groups and the CLI help."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from sts_extras.leaderboard import TaskScores, score_leaderboard
+from sts_extras.leaderboard.report import to_json_dict, to_markdown
+from sts_extras.leaderboard.scoring import inseparable_groups
+from sts_extras.stats.bootstrap import bootstrap_correlation_difference
+from sts_extras.stats.model_comparison import compare_models
+
+
+def _task(name: str = "toy", seed: int = 4, n: int = 80) -> TaskScores:
+    rng = np.random.default_rng(seed)
+    gold = rng.uniform(0, 5, n)
+    noise = {"a": 0.8, "b": 1.0, "c": 1.6, "d": 3.0}
+    return TaskScores(
+        name=name,
+        gold=gold,
+        score_range=(0.0, 5.0),
+        predictions={model: gold + rng.normal(0, s, n) for model, s in noise.items()},
+        failures={"gone": "RuntimeError: boom"},
+    )
+
+
+def test_baseline_columns_are_the_shared_pairs():
+    task = _task()
+    result = score_leaderboard([task], ["c", "a", "b", "d"], baseline="c", n_resamples=1000, seed=2)
+    pairwise = result.pairwise["toy"]
+    assert pairwise.models == ("a", "b", "c", "d")  # table order
+    for model in ("a", "b", "d"):  # above and below the baseline
+        item = result.comparison("toy", model)
+        one = bootstrap_correlation_difference(
+            task.predictions[model], task.predictions["c"], task.gold, n_resamples=1000, seed=2
+        )
+        assert_allclose(
+            [item.delta, item.ci_low, item.ci_high],
+            [one.delta, one.ci_low, one.ci_high],
+            atol=1e-12,
+        )
+        pair = pairwise.pair(model, "c")
+        assert item.pvalue == pair.pvalue
+        assert item.statistic == pytest.approx(
+            pair.statistic if pair.model1 == model else -pair.statistic
+        )
+    rows = {row.model: row for row in result.stats}
+    assert [(rows[m].rank_low, rows[m].rank_high) for m in pairwise.models] == list(
+        zip(pairwise.rank_low.tolist(), pairwise.rank_high.tolist())
+    )
+
+
+def test_failed_models_are_left_out_of_the_comparisons():
+    task = _task()
+    with_failure = score_leaderboard(
+        [task], ["a", "b", "c", "d", "gone"], baseline="d", n_resamples=1000
+    )
+    without = compare_models(task.gold, dict(task.predictions), n_resamples=1000, seed=0)
+    pairwise = with_failure.pairwise["toy"]
+    assert "gone" not in pairwise.models and len(pairwise.pairs) == 6
+    assert_allclose(pairwise.rank_low, without.rank_low)
+    assert [p.pvalue_adjusted for p in pairwise.pairs] == [p.pvalue_adjusted for p in without.pairs]
+    gone = next(row for row in with_failure.stats if row.model == "gone")
+    assert gone.rank is None and not hasattr(gone, "rank_low")
+    assert (
+        "Left out of the comparisons and rank intervals (no usable scores): gone."
+        in to_markdown(with_failure)
+    )
+
+
+def test_one_scored_model_has_a_certain_rank_and_no_pairs():
+    task = _task()
+    only = TaskScores(
+        name="one", gold=task.gold, score_range=(0.0, 5.0), predictions={"a": task.predictions["a"]}
+    )
+    result = score_leaderboard([only], ["a", "b"], baseline="a", n_resamples=1000)
+    row = next(row for row in result.stats if row.model == "a")
+    assert (row.rank, row.rank_low, row.rank_high) == (1, 1, 1)
+    record = to_json_dict(result)["tasks"][0]
+    assert record["pairwise"] == [] and record["min_detectable_delta"] is None
+    assert result.mean_rank is None
+
+
+def test_mean_rank_needs_the_same_models_in_every_task():
+    tasks = [_task("one", 4), _task("two", 5)]
+    result = score_leaderboard(tasks, ["a", "b", "c", "d"], baseline="d", n_resamples=1000)
+    assert result.mean_rank is not None and result.mean_rank.n_tasks == 2
+    broken = TaskScores(
+        name="two",
+        gold=tasks[1].gold,
+        score_range=(0.0, 5.0),
+        predictions={k: v for k, v in tasks[1].predictions.items() if k != "a"},
+    )
+    result = score_leaderboard(
+        [tasks[0], broken], ["a", "b", "c", "d"], baseline="d", n_resamples=1000
+    )
+    assert result.mean_rank is None
+    assert "Not computed: the tasks do not rank the same models" in to_markdown(result)
+
+
+def test_groups_are_maximal_runs_without_a_separated_pair():
+    task = _task()
+    comparison = compare_models(task.gold, dict(task.predictions), n_resamples=1000)
+    groups = inseparable_groups(comparison, alpha=0.05)
+    separated = {
+        frozenset((p.model1, p.model2)) for p in comparison.pairs if p.pvalue_adjusted <= 0.05
+    }
+    for group in groups:
+        assert not any(frozenset((x, y)) in separated for x in group for y in group if x != y)
+    assert inseparable_groups(comparison, alpha=1e-300) == [comparison.models]
+    assert inseparable_groups(comparison, alpha=0.999999) == []
+
+
+def test_help_lists_every_test_and_adjustment():
+    import argparse
+
+    from sts_extras.leaderboard.cli import add_arguments
+    from sts_extras.stats.dependent import DEPENDENT_METHODS
+    from sts_extras.stats.multiple import ADJUST_METHODS
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    options = {action.dest: action.help for action in parser._actions}
+    assert all(method in options["test"] for method in DEPENDENT_METHODS)
+    assert all(method in options["adjust"] for method in ADJUST_METHODS)

