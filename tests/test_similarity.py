@@ -414,3 +414,80 @@ def test_maxpool_with_recurring_sentences_equals_reference(repaired_pairs, measu
         rtol=EXACT,
         atol=EXACT,
     )
+
+
+# ---------------------------------------------------------------- vectorised checks and grouping
+def test_row_ids_checked_on_the_concatenation_name_the_sentence():
+    vectors = np.arange(12.0).reshape(4, 3)
+    with pytest.raises(ValueError, match=r"`sentences1\[2\]` holds row id -1, outside the 4 rows"):
+        dynamax_similarity([[0], [], [1, -1], [9]], [[0], [1], [2], [3]], vectors=vectors)
+    with pytest.raises(TypeError, match=r"`sentences2\[1\]` must be a 1-D array .* dtype float64"):
+        dynamax_similarity([[0], [1]], [np.array([1]), np.array([0.5])], vectors=vectors)
+    with pytest.raises(TypeError, match=r"`sentences1\[1\]` must be a 1-D array .* shape \(\)"):
+        dynamax_similarity([[0], 3], [[0], [1]], vectors=vectors)
+    # Untyped empty sentences (float64 `[]`) and mixed integer dtypes are fine.
+    typed = dynamax_similarity(
+        [np.array([0, 1]), np.empty(0, dtype=np.int64)],
+        [np.array([2]), np.array([3])],
+        vectors=vectors,
+    )
+    mixed = dynamax_similarity(
+        [np.array([0, 1], dtype=np.uint64), []],
+        [np.array([2], dtype=np.int32), [3]],
+        vectors=vectors,
+    )
+    assert np.array_equal(typed, mixed)
+
+
+def _groups_by_dict(sentences):
+    seen: dict[tuple[int, ...], int] = {}
+    return [seen.setdefault(tuple(s.tolist()), len(seen)) for s in sentences]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_distinct_sentences_blockwise_equal_exact_grouping(monkeypatch, collide):
+    import sts_extras.similarity.kernels as kernels
+
+    rng = np.random.default_rng(7)
+    pool = [rng.integers(0, 30, size=k) for k in rng.integers(0, 9, size=25)]
+    pool += [pool[3][::-1], np.array([5, 5]), np.array([5]), np.array([], dtype=np.int64)]
+    sentences = [pool[i] for i in rng.integers(0, len(pool), size=400)]
+    tokens = np.concatenate(sentences)
+    lengths = np.array([s.size for s in sentences])
+    monkeypatch.setattr(kernels, "BLOCK_TOKENS", 7)  # many blocks, sentences longer than one
+    if collide:
+        monkeypatch.setattr(kernels, "_mix", lambda values: values * np.uint64(0))
+    representatives, groups = kernels.distinct_sentences(tokens, lengths)
+    for index, sentence in enumerate(sentences):
+        assert np.array_equal(sentences[representatives[groups[index]]], sentence)
+    if not collide:  # one group per distinct sentence: the same partition as a dict of tuples
+        pairs = set(zip(groups.tolist(), _groups_by_dict(sentences), strict=True))
+        assert len(pairs) == representatives.size == len({tuple(s) for s in sentences})
+
+
+def test_sentence_blocks_cover_whole_sentences_in_order():
+    from sts_extras.similarity.kernels import sentence_blocks
+
+    lengths = np.array([0, 3, 10, 0, 0, 2, 1, 7, 0])
+    blocks = sentence_blocks(lengths, 4)
+    assert blocks[0].start == 0 and blocks[-1].stop == lengths.size
+    assert all(a.stop == b.start for a, b in zip(blocks[:-1], blocks[1:]))
+    assert sentence_blocks(np.zeros(0, dtype=np.int64)) == []
+    assert sentence_blocks(np.zeros(3, dtype=np.int64)) == [slice(0, 3)]
+
+
+def test_segment_max_reads_indexed_rows_in_place():
+    from sts_extras.similarity.kernels import segment_max
+
+    rng = np.random.default_rng(2)
+    values = rng.standard_normal((20, 6))
+    rows = rng.integers(0, 20, size=15)
+    lengths = np.array([3, 1, 5, 2, 4])
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    assert np.array_equal(
+        segment_max(values, starts, lengths, rows), segment_max(values[rows], starts, lengths)
+    )
+    assert np.array_equal(
+        segment_max(values[rows], starts, lengths),
+        np.maximum.reduceat(values[rows], starts, axis=0),
+    )

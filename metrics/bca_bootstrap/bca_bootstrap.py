@@ -17,7 +17,7 @@ import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.stats import bootstrap  # From: git+https://github.com/sts-extras/sts-extras
+from sts_extras.stats import bootstrap
 
 _DESCRIPTION = """
 Paired bootstrap confidence interval of delta = r(predictions1, references) - r(predictions2,

@@ -7,7 +7,7 @@ import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.stats import correlation  # From: git+https://github.com/sts-extras/sts-extras
+from sts_extras.stats import correlation
 
 _DESCRIPTION = """
 The scaled Pearson correlation (Atoum, 2019) splits the sentence pairs into K segments by their

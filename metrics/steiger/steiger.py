@@ -17,7 +17,7 @@ import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.stats import dependent  # From: git+https://github.com/sts-extras/sts-extras
+from sts_extras.stats import dependent
 
 _DESCRIPTION = """
 Is system 1 really better than system 2 on this benchmark? Both systems are scored against the same

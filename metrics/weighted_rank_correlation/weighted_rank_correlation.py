@@ -7,7 +7,7 @@ import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.stats import ranking  # From: git+https://github.com/sts-extras/sts-extras
+from sts_extras.stats import ranking
 
 _DESCRIPTION = """
 Weighted versions of Spearman's rho and Kendall's tau that count a mistake near the top of the

@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_MODEL_DISPLAY_NAME",
     "ModelSource",
     "directory_fingerprint",
+    "hub_offline",
     "is_default_model",
     "one_line",
     "packaged_default_model",
@@ -200,12 +201,24 @@ def _hub_model_exists(spec: str, repo_id: str, argument: str) -> bool:
         return True
 
 
-def snapshot_dir(repo_id: str) -> Path | None:
-    """The local snapshot folder of a cached Hub model (its name is the commit), or None."""
+def hub_offline() -> bool:
+    """Is ``HF_HUB_OFFLINE`` set (models must then come from the local Hugging Face cache)?"""
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def snapshot_dir(repo_id: str, revision: str | None = None) -> Path | None:
+    """The local snapshot folder of a cached Hub model (its name is the commit), or None.
+
+    With ``revision``, only that revision (a commit or a branch) counts.
+    """
     import huggingface_hub
 
     try:
-        return Path(huggingface_hub.snapshot_download(repo_id, local_files_only=True))
+        return Path(
+            huggingface_hub.snapshot_download(repo_id, revision=revision, local_files_only=True)
+        )
     except Exception:  # noqa: BLE001 -- not cached
         return None
 

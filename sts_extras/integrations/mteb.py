@@ -6,7 +6,8 @@ module, and ``tests/test_integrations_mteb.py`` says which:
 
 * the in-process task registry (``mteb.get_tasks._TASKS_REGISTRY`` and ``TASK_LIST``), which has
   no plugin entry point, so :func:`register_task` adds a task to it;
-* the model registry (``MODEL_REGISTRY``), for known model metadata and close-match hints;
+* the model registry (``MODEL_REGISTRY``), for known model metadata and close-match hints, and
+  the models it loads with ``mteb.get_model`` (their prompts, loader arguments and revision);
 * the sentence-transformers and embedding-cache wrappers (``SentenceTransformerEncoderWrapper``,
   ``CachedEmbeddingWrapper``);
 * the per-pair prediction files ``mteb.evaluate(prediction_folder=...)`` writes, and the scores
@@ -31,18 +32,24 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "COSINE_SCORES_KEY",
     "MODEL_META_FILE",
     "PREDICTION_FILE_SUFFIX",
     "QUIET_MODULES",
     "RUN_SETTINGS_FILE",
+    "SIMILARITY_SCORES_KEY",
     "SUPPORTED_MTEB_VERSIONS",
+    "cached_encoder",
     "cached_sentence_transformer",
     "evaluated_tasks",
     "failed_tasks",
+    "find_registered_model",
     "is_supported_mteb_version",
+    "load_from_registry",
     "merge_run_settings",
     "prediction_file",
     "quiet_mteb",
+    "read_prediction",
     "read_prediction_scores",
     "register_model",
     "register_task",
@@ -61,10 +68,11 @@ SUPPORTED_MTEB_VERSIONS = ((2, 26), (2, 27))
 
 #: ``mteb.evaluate(prediction_folder=F)`` writes ``F/<task name><suffix>`` for each task.
 PREDICTION_FILE_SUFFIX = "_predictions.json"
-# Keys of one (subset, split) entry of a prediction file: the model's own similarity (None when
-# the model has none) and the cosine of the embeddings, which MTEB falls back to.
-_SIMILARITY_KEY = "similarity_scores"
-_COSINE_KEY = "cosine_scores"
+#: Key of one (subset, split) entry of a prediction file: the model's own similarity (None when
+#: the model has none) ...
+SIMILARITY_SCORES_KEY = "similarity_scores"
+#: ... and the cosine of the embeddings, which MTEB falls back to.
+COSINE_SCORES_KEY = "cosine_scores"
 
 #: (logger and warning module, warning category) of MTEB's harmless chatter while a model is
 #: wrapped and evaluated: its embedding cache warns about repeated sentences (DSCS reuses sentences
@@ -129,6 +137,48 @@ def registered_model_meta(name: str) -> Any | None:
     return MODEL_REGISTRY.get(name)
 
 
+def find_registered_model(name: str) -> str | None:
+    """The name under which MTEB's model registry holds ``name``, or None.
+
+    The spelling may differ in letter case, and a sentence-transformers model may be named
+    without its organisation (``"all-mpnet-base-v2"``), as ``SentenceTransformer`` accepts.
+    """
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    by_lower = {key.lower(): key for key in MODEL_REGISTRY}
+    lowered = name.lower()
+    found = by_lower.get(lowered)
+    if found is None and "/" not in lowered:
+        found = by_lower.get(f"sentence-transformers/{lowered}")
+    return found
+
+
+def load_from_registry(name: str, **loader_kwargs: Any) -> Any:
+    """``mteb.get_model(name, revision=<MTEB's pinned revision>, **loader_kwargs)``.
+
+    The model is built by the loader MTEB's registry names, with the registry's loader arguments
+    (prompts, ``trust_remote_code``, ...) and at the revision it pins; ``loader_kwargs`` are added
+    to them (MTEB records them as the model's ``experiment_kwargs``).
+    """
+    import mteb
+
+    meta = registered_model_meta(name)
+    if meta is None:
+        raise KeyError(f"{name!r} is not in MTEB's model registry")
+    return mteb.get_model(name, revision=meta.revision, **loader_kwargs)
+
+
+def cached_encoder(model: Any, folder: Path) -> Any:
+    """Wrap an MTEB encoder so that its embeddings are cached on disk under ``folder``.
+
+    ``folder`` must name everything the embeddings depend on (model, revision, loader settings):
+    the cache is kept per task and prompt type below it.
+    """
+    from mteb.models.cache_wrappers import CachedEmbeddingWrapper
+
+    return CachedEmbeddingWrapper(model, folder)
+
+
 def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_root: Path) -> Any:
     """Wrap a ``SentenceTransformer`` as an MTEB encoder whose embeddings are cached on disk.
 
@@ -148,7 +198,6 @@ def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_r
     -------
     mteb.models.cache_wrappers.CachedEmbeddingWrapper
     """
-    from mteb.models.cache_wrappers import CachedEmbeddingWrapper
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
     wrapper = SentenceTransformerEncoderWrapper(model)
@@ -156,7 +205,7 @@ def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_r
     meta = known if known is not None else wrapper.mteb_model_meta
     wrapper.mteb_model_meta = meta.model_copy(update={"name": name, "revision": revision})
     folder = cache_root / wrapper.mteb_model_meta.model_name_as_path() / revision
-    return CachedEmbeddingWrapper(wrapper, folder)
+    return cached_encoder(wrapper, folder)
 
 
 @contextlib.contextmanager
@@ -186,11 +235,12 @@ def prediction_file(folder: Path, task_name: str) -> Path:
     return folder / f"{task_name}{PREDICTION_FILE_SUFFIX}"
 
 
-def read_prediction_scores(path: Path, subset: str, split: str) -> np.ndarray:
-    """The per-pair scores of one subset and split of an STS prediction file, as MTEB used them.
+def read_prediction(path: Path, subset: str, split: str) -> tuple[np.ndarray, str]:
+    """The per-pair scores of one subset and split of an STS prediction file, and their key.
 
-    MTEB correlates the model's own similarity scores with the gold scores, or the cosine of the
-    embeddings when the model has no similarity function; so does this.
+    MTEB correlates the model's own similarity scores (:data:`SIMILARITY_SCORES_KEY`) with the
+    gold scores, or the cosine of the embeddings (:data:`COSINE_SCORES_KEY`) when the model has
+    no similarity function; so does this, and says which it read.
 
     Raises
     ------
@@ -200,10 +250,14 @@ def read_prediction_scores(path: Path, subset: str, split: str) -> np.ndarray:
     with path.open(encoding="utf-8") as handle:
         stored = json.load(handle)
     scores = stored[subset][split]
-    values = scores.get(_SIMILARITY_KEY)
-    if values is None:
-        values = scores[_COSINE_KEY]
-    return np.asarray(values, dtype=np.float64)
+    own = scores.get(SIMILARITY_SCORES_KEY) is not None
+    key = SIMILARITY_SCORES_KEY if own else COSINE_SCORES_KEY
+    return np.asarray(scores[key], dtype=np.float64), key
+
+
+def read_prediction_scores(path: Path, subset: str, split: str) -> np.ndarray:
+    """The per-pair scores of :func:`read_prediction`, without their key."""
+    return read_prediction(path, subset, split)[0]
 
 
 def failed_tasks(model_result: Any) -> dict[str, str]:

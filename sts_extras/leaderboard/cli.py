@@ -20,9 +20,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         action="append",
-        metavar="NAME_OR_PATH",
-        help="sentence-transformers model name or directory (repeatable); "
-        "'all-MiniLM-L6-v2' is the packaged offline copy",
+        metavar="NAME_OR_PATH[=NAME]",
+        help="a name in MTEB's model registry (loaded by mteb.get_model with MTEB's prompts, "
+        "loader arguments and revision, e.g. sts-extras/DynaMax-Jaccard), or a "
+        "sentence-transformers model name or directory; '=NAME' sets its display name "
+        "(repeatable); 'all-MiniLM-L6-v2' is the packaged offline copy",
+    )
+    parser.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="let models run code from their repositories (sentence-transformers' "
+        "trust_remote_code; required by registry models MTEB loads with it)",
     )
     parser.add_argument(
         "--vectors",
@@ -99,8 +107,6 @@ def run(args: argparse.Namespace) -> int:
     errors raise :class:`~sts_extras.errors.UserInputError` (the dispatcher prints one line and
     exits with 2).
     """
-    from sts_extras.leaderboard.report import to_markdown
-
     result = run_leaderboard(
         models=args.model,
         vectors=args.vectors,
@@ -116,9 +122,12 @@ def run(args: argparse.Namespace) -> int:
         adjust=args.adjust,
         figures=not args.no_figures,
         progress=not args.no_progress,
+        trust_remote_code=args.trust_remote_code,
     )
-    print(to_markdown(result))
-    print(f"Reports written to {Path(args.output).resolve()}", file=sys.stderr)
+    output = Path(args.output).expanduser()
+    # the report as written: it also says which prediction key each model's scores came from
+    print((output / "leaderboard.md").read_text(encoding="utf-8"))
+    print(f"Reports written to {output.resolve()}", file=sys.stderr)
     failed = [f"{row.model} on {row.task}" for row in result.stats if not row.ok]
     if failed:  # the reports are complete, but say so in the exit status
         print(f"{len(failed)} model × task run(s) failed: {'; '.join(failed)}", file=sys.stderr)

@@ -15,12 +15,18 @@ evaluated before with the same model files, data and versions is not evaluated a
 MTEB wrote then are copied back (:mod:`~sts_extras.leaderboard.evaluation_store`), so a re-run
 neither loads the model nor imports sentence-transformers. All of it lives under
 ``$STS_EXTRAS_CACHE`` (default ``~/.cache/sts_extras``).
+
+Scores. Every model is scored by its own similarity: the ``similarity_scores`` of MTEB's
+prediction files (for DynaMax, DynaMax itself), on every STS task, whatever the task's main score
+(most MTEB STS tasks name ``cosine_spearman``). Only where a file has none is ``cosine_scores``
+read; which key each model × unit used is returned with the scores.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +110,7 @@ def evaluate_models(
     progress: bool = True,
     batch_size: int = 32,
     cache_dir: Path | None = None,
-) -> tuple[list[TaskScores], dict[str, dict[str, str]]]:
+) -> tuple[list[TaskScores], dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
     """Run every model on every task with ``mteb.evaluate``; return the scores per unit.
 
     With ``cache_dir``, a model (with an ``identity``) whose every task was evaluated before is
@@ -116,7 +122,11 @@ def evaluate_models(
         One per (task, subset, split), with each model's per-pair scores read from MTEB's
         prediction files (failed models listed in ``failures``).
     models : dict
-        Display name -> ``{"kind", "source", "mteb_name", "mteb_revision"}``.
+        Display name -> ``{"kind", "source", "mteb_name", "mteb_revision"}``, and
+        ``"trust_remote_code": True`` for a model allowed to run code from its repository.
+    score_keys : dict
+        Unit label -> display name -> the key of the prediction file its scores were read from:
+        ``"similarity_scores"`` (the model's own similarity) or ``"cosine_scores"``.
     """
     import mteb
 
@@ -125,21 +135,25 @@ def evaluate_models(
         failed_tasks,
         prediction_file,
         quiet_mteb,
-        read_prediction_scores,
+        read_prediction,
     )
+    from sts_extras.models import MainScoreWarning
 
     units = [unit for task in tasks for unit in task_units(task)]
     predictions: dict[str, dict[str, np.ndarray]] = {unit.label: {} for unit in units}
     failures: dict[str, dict[str, str]] = {unit.label: {} for unit in units}
     mteb_pearson: dict[str, dict[str, float]] = {unit.label: {} for unit in units}
-    model_info: dict[str, dict[str, str]] = {}
+    score_keys: dict[str, dict[str, str]] = {unit.label: {} for unit in units}
+    model_info: dict[str, dict[str, Any]] = {}
     results_cache = mteb.ResultCache(output / "mteb_results")
 
     encode_kwargs: Any = {"batch_size": batch_size, "show_progress_bar": False}
     task_keys = {task.metadata.name: _task_key(task) for task in tasks} if cache_dir else {}
 
     for entry in _bar(entries, progress):
-        info = {"kind": entry.kind, "source": entry.source}
+        info: dict[str, Any] = {"kind": entry.kind, "source": entry.source}
+        if entry.trust_remote_code:
+            info["trust_remote_code"] = True
         model_info[entry.name] = info
         folder = output / "predictions" / slug(entry.name)
         store = (
@@ -152,7 +166,9 @@ def evaluate_models(
         reported = _restore(stored, folder, results_cache, info) if stored else None
         if reported is None:
             try:
-                with quiet_mteb():
+                with quiet_mteb(), warnings.catch_warnings():
+                    # ranks use the model's own similarity, never the task's main score
+                    warnings.simplefilter("ignore", MainScoreWarning)
                     model = entry.build()
                     meta = model.mteb_model_meta
                     info.update(mteb_name=str(meta.name), mteb_revision=str(meta.revision))
@@ -190,13 +206,14 @@ def evaluate_models(
                 failures[unit.label][entry.name] = errors.get(unit.task_name, "not evaluated")
                 continue
             try:
-                scores = read_prediction_scores(
+                scores, key = read_prediction(
                     prediction_file(folder, unit.task_name), unit.subset, unit.split
                 )
             except (OSError, KeyError, ValueError) as error:
                 failures[unit.label][entry.name] = f"no per-pair scores ({one_line(error)})"
                 continue
             predictions[unit.label][entry.name] = scores
+            score_keys[unit.label][entry.name] = key
             pearson = reported[unit.task_name].get((unit.subset, unit.split))
             if pearson is not None:
                 mteb_pearson[unit.label][entry.name] = pearson
@@ -211,7 +228,7 @@ def evaluate_models(
         )
         for unit in units
     ]
-    return task_scores, model_info
+    return task_scores, model_info, score_keys
 
 
 def _pearsons(
@@ -234,7 +251,7 @@ def _store(
     errors: dict[str, str],
     folder: Path,
     results_cache: Any,
-    info: dict[str, str],
+    info: dict[str, Any],
 ) -> None:
     """Keep the files MTEB wrote for each task the model was scored on."""
     from sts_extras.integrations.mteb import (
@@ -262,7 +279,7 @@ def _store(
 
 
 def _restore(
-    stored: dict[str, StoredTask], folder: Path, results_cache: Any, info: dict[str, str]
+    stored: dict[str, StoredTask], folder: Path, results_cache: Any, info: dict[str, Any]
 ) -> dict[str, dict[tuple[str, str], float | None]] | None:
     """Copy stored evaluations back where MTEB writes them; task name -> MTEB's pearsons.
 

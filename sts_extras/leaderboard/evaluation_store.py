@@ -9,12 +9,14 @@ task of a model is there, they are copied back into the output instead of evalua
 per-pair scores, and so every report, are byte-identical to those of the run that stored them.
 
 The keys name everything the files depend on. The model key: the model's identity (a
-sentence-transformers name and the revision of its files, or a static model's MTEB name and
-vector fingerprint), the encode options, the versions of sts-extras, MTEB and
-sentence-transformers, and a stamp of the sts-extras source files that shape an evaluation
-(:data:`NOT_EVALUATION_CODE` lists those that do not), so an edited model never reads stale
-scores. The task key: the task's name, its data (every column of every evaluated split) and
-MTEB's version. Models passed as ready objects have no identity and are always evaluated.
+sentence-transformers name, the revision of its files and ``trust_remote_code``; a model of MTEB's
+registry by its name, the revision MTEB pins, and the loader and loader arguments MTEB builds it
+with; or a static model's MTEB name and vector fingerprint), the encode options, the versions of
+sts-extras, MTEB and sentence-transformers, and a stamp of the sts-extras source files that shape
+an evaluation (:data:`NOT_EVALUATION_CODE` lists those that do not), so an edited model never
+reads stale scores. The task key: the task's name, its data (every column of every evaluated
+split) and MTEB's version. Models passed as ready objects have no identity and are always
+evaluated.
 """
 
 from __future__ import annotations

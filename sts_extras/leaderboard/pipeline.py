@@ -44,14 +44,18 @@ def run_leaderboard(
     figures: bool = True,
     progress: bool = True,
     cache_dir: str | os.PathLike | None = None,
+    trust_remote_code: bool = False,
 ) -> LeaderboardResult:
     """Run models × tasks through ``mteb.evaluate`` and write the leaderboard to ``output``.
 
     Parameters
     ----------
     models : sequence of (str or MTEB model), optional
-        Sentence-transformers model names or directories (``"all-MiniLM-L6-v2"`` is the
-        packaged offline copy), or ready MTEB encoder objects.
+        Names in MTEB's model registry (loaded by ``mteb.get_model``, with MTEB's prompts, loader
+        arguments and revision; sts-extras' own ``"sts-extras/DynaMax-Jaccard"`` and friends
+        too), sentence-transformers model names or directories (``"all-MiniLM-L6-v2"`` is the
+        packaged offline copy), or ready MTEB encoder objects. ``"NAME_OR_PATH=DISPLAY_NAME"``
+        names a model in the reports (display names must be unique).
     vectors : sequence of str, optional
         Word-vector files, model2vec directories, gensim-downloader names, or
         ``"distilled[:MODEL]"`` (static vectors distilled from a sentence-transformers model,
@@ -88,6 +92,10 @@ def run_leaderboard(
     cache_dir : path, optional
         Cache of encodings, distilled vectors and earlier evaluations (default
         ``$STS_EXTRAS_CACHE`` or ``~/.cache/sts_extras``).
+    trust_remote_code : bool, default False
+        Let models run code from their repositories (passed to sentence-transformers; needed by
+        the registry models MTEB loads with ``trust_remote_code=True``). Recorded per model in
+        ``leaderboard.json``.
 
     Returns
     -------
@@ -99,7 +107,13 @@ def run_leaderboard(
         Before any model runs: unknown task or model name (with close matches), a vector file
         that does not exist or cannot be parsed, an output directory that cannot be written, an
         unknown baseline or an out-of-range option. A model that fails on a task does not raise:
-        the failure is reported in the table.
+        the failure is reported in the table. Offline (``HF_HUB_OFFLINE``), a registry model
+        whose files are not in the local cache; without ``trust_remote_code``, a registry model
+        that needs it.
+
+    Every model is ranked by its own similarity (MTEB's ``similarity_scores``) on every task;
+    ``leaderboard.json`` says per row which prediction key was read (``"score_key"``), and the
+    Markdown says which models fell back to the cosine of their embeddings, if any did.
     """
     check_positive_int(n_resamples, "n_resamples")
     check_positive_int(bins, "bins")
@@ -112,10 +126,12 @@ def run_leaderboard(
     output_dir = resolve.prepare_output(output)
     cache = Path(cache_dir).expanduser() if cache_dir is not None else resolve.cache_root()
     task_objects = resolve.resolve_tasks(tasks)
-    entries = resolve.resolve_models(models, vectors, sif=sif, cache_dir=cache)
+    entries = resolve.resolve_models(
+        models, vectors, sif=sif, cache_dir=cache, trust_remote_code=trust_remote_code
+    )
     baseline_name = resolve.resolve_baseline(baseline, entries)
 
-    units, model_info = evaluate_models(
+    units, model_info, score_keys = evaluate_models(
         entries, task_objects, output_dir, progress=progress, cache_dir=cache
     )
     result = score_leaderboard(
@@ -130,10 +146,14 @@ def run_leaderboard(
         adjust=adjust,
         progress=progress,
     )
-    report.write_markdown(result, output_dir / "leaderboard.md")
+    report.write_markdown(result, output_dir / "leaderboard.md", score_keys=score_keys)
     report.write_csv(result, output_dir / "leaderboard.csv")
     report.write_json(
-        result, output_dir / "leaderboard.json", models=model_info, extra={"versions": _versions()}
+        result,
+        output_dir / "leaderboard.json",
+        models=model_info,
+        extra={"versions": _versions()},
+        score_keys=score_keys,
     )
     if figures:
         from sts_extras.leaderboard.figure_cache import write_figures_if_changed

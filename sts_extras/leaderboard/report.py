@@ -3,7 +3,10 @@
 The Markdown rounds correlations to 3 decimals (the STSS-131 guidance for reporting r); the CSV
 and JSON keep full precision, and the JSON also holds the gold and per-pair model scores, so every
 number can be recomputed from it. Per task the JSON has every pair of models (``"pairwise"``) and
-each result row its rank interval (``"rank_low"``/``"rank_high"``).
+each result row its rank interval (``"rank_low"``/``"rank_high"``) and the key of MTEB's
+prediction file its scores were read from (``"score_key"``: ``"similarity_scores"``, the model's
+own similarity, or ``"cosine_scores"``); the Markdown legend names the models that fell back to
+the cosine, if any did.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ import csv
 import dataclasses
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sts_extras.integrations.mteb import COSINE_SCORES_KEY, SIMILARITY_SCORES_KEY
 from sts_extras.leaderboard.scoring import (
     ComparisonStats,
     LeaderboardResult,
@@ -32,6 +37,7 @@ __all__ = [
     "pairwise_lines",
     "pairwise_records",
     "result_record",
+    "score_key_line",
     "task_table",
     "to_json_dict",
     "to_markdown",
@@ -297,8 +303,34 @@ def mean_rank_table(result: LeaderboardResult) -> str:
     return "\n".join(lines)
 
 
-def to_markdown(result: LeaderboardResult) -> str:
-    """The whole report: a section per unit (ranked table), the mean rank and a legend."""
+#: Unit label -> model -> the prediction-file key its scores were read from.
+ScoreKeys = Mapping[str, Mapping[str, str]]
+
+
+def score_key_line(result: LeaderboardResult, score_keys: ScoreKeys | None) -> str | None:
+    """The legend line naming the models ranked by the cosine of their embeddings, if any."""
+    fallbacks = [
+        f"{_cell(model)} on {_cell(task.name)}"
+        for task in result.tasks
+        for model, key in (score_keys or {}).get(task.name, {}).items()
+        if key == COSINE_SCORES_KEY
+    ]
+    if not fallbacks:
+        return None
+    return (
+        f"- **Scores**: each model is ranked by its own similarity (MTEB's "
+        f"`{SIMILARITY_SCORES_KEY}`), except where MTEB's prediction file held none, by the "
+        f"cosine of its embeddings (`{COSINE_SCORES_KEY}`): " + "; ".join(fallbacks) + "."
+    )
+
+
+def to_markdown(result: LeaderboardResult, *, score_keys: ScoreKeys | None = None) -> str:
+    """The whole report: a section per unit (ranked table), the mean rank and a legend.
+
+    ``score_keys`` (unit label -> model -> prediction key, as
+    :func:`~sts_extras.leaderboard.evaluation.evaluate_models` returns them) adds a legend line
+    when some model was scored by the cosine of its embeddings instead of its own similarity.
+    """
     settings = result.settings
     out = ["# STS leaderboard", ""]
     out.append(f"Models ranked by Pearson r on each task. Baseline: **{_cell(result.baseline)}**.")
@@ -330,12 +362,14 @@ def to_markdown(result: LeaderboardResult) -> str:
     alpha = settings.get("alpha", 0.05)
     test = settings.get("dependent_test", "meng1992")
     adjust = _adjust_name(settings)
+    fallback = score_key_line(result, score_keys)
     out += [
         "",
         "## Legend",
         "",
         "- **r**: Pearson correlation with the gold scores; **ρ**: Spearman. Correlations are "
         "shown to 3 decimals (STSS-131 guidance); the CSV/JSON keep full precision.",
+        *([fallback] if fallback else []),
         f"- **scaled r**: mean of the Pearson r within {settings.get('bins', 3)} equal-width bins "
         "of the task's gold scale (Atoum 2019, Eq. 3); **r per bin**: r and number of pairs in "
         "each bin, lowest scores first; — marks a bin with fewer than 3 pairs or constant scores "
@@ -371,8 +405,10 @@ def to_markdown(result: LeaderboardResult) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_markdown(result: LeaderboardResult, path: Path) -> Path:
-    path.write_text(to_markdown(result), encoding="utf-8")
+def write_markdown(
+    result: LeaderboardResult, path: Path, *, score_keys: ScoreKeys | None = None
+) -> Path:
+    path.write_text(to_markdown(result, score_keys=score_keys), encoding="utf-8")
     return path
 
 
@@ -441,14 +477,27 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _with_score_key(record: dict[str, Any], key: str | None) -> dict[str, Any]:
+    """``record`` with ``"score_key"`` after ``"mteb_pearson"``."""
+    out = {}
+    for name, value in record.items():
+        out[name] = value
+        if name == "mteb_pearson":
+            out["score_key"] = key
+    return out
+
+
 def to_json_dict(
     result: LeaderboardResult,
     *,
-    models: dict[str, dict[str, str]] | None = None,
+    models: Mapping[str, Mapping[str, Any]] | None = None,
     extra: dict[str, Any] | None = None,
+    score_keys: ScoreKeys | None = None,
 ) -> dict[str, Any]:
     """Everything of the run as plain Python: settings, tasks with gold scores, per-model
-    statistics with the per-pair scores, comparisons."""
+    statistics with the per-pair scores (and ``"score_key"``, from ``score_keys``; None when
+    unknown or failed), comparisons."""
+    keys = score_keys or {}
     return _jsonable(
         {
             **(extra or {}),
@@ -464,7 +513,10 @@ def to_json_dict(
                 }
                 for task in result.tasks
             ],
-            "results": [result_record(row) for row in result.stats],
+            "results": [
+                _with_score_key(result_record(row), keys.get(row.task, {}).get(row.model))
+                for row in result.stats
+            ],
             "comparisons": [dataclasses.asdict(item) for item in result.comparisons],
             "mean_rank": _mean_rank_record(result),
         }

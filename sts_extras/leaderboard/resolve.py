@@ -2,14 +2,31 @@
 
 Each check fails with one :class:`~sts_extras.errors.UserInputError` naming the option and, for a
 misspelt name, its close matches; so a typo costs seconds, not a run. Tasks are loaded and vector
-files read here for the same reason. Sentence-transformers models are checked (not loaded) by
-:func:`sts_extras.integrations.hub.resolve_sentence_transformer`; they are built one at a time by
-:func:`sts_extras.leaderboard.evaluation.evaluate_models`.
+files read here for the same reason.
+
+A ``--model`` name is looked up in this order:
+
+1. the packaged all-MiniLM-L6-v2 (``"all-MiniLM-L6-v2"``): loaded from its local files through
+   sentence-transformers, as always. MTEB's registry entry of the model adds nothing to load it
+   with (no prompts, no loader arguments), and its revision names the Hub's files, not the
+   packaged copy, which keeps its ``local-<fingerprint>`` revision;
+2. an existing directory: a local sentence-transformers model;
+3. a name in MTEB's model registry (``sentence-transformers/all-mpnet-base-v2``, ``intfloat/...``,
+   and sts-extras' own ``sts-extras/DynaMax-Jaccard`` and friends): built by ``mteb.get_model``,
+   so its prompts, loader arguments and revision are MTEB's;
+4. any other Hugging Face Hub id: a sentence-transformers model.
+
+Names are checked, not loaded (:func:`sts_extras.integrations.hub.resolve_sentence_transformer`,
+and for registry models whose files must be in the local cache offline,
+:func:`sts_extras.integrations.hub.snapshot_dir`); models are built one at a time by
+:func:`sts_extras.leaderboard.evaluation.evaluate_models`. sts-extras' own registry models run on
+NumPy over vectors loaded here, so they are built here, as the ``--vectors`` models are.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -21,6 +38,7 @@ from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTy
 from sts_extras.integrations.hub import (
     DEFAULT_MODEL,
     directory_fingerprint,
+    hub_offline,
     is_default_model,
     one_line,
     resolve_sentence_transformer,
@@ -29,6 +47,7 @@ from sts_extras.integrations.hub import (
 
 __all__ = [
     "DISTILLED",
+    "MTEB_REGISTRY",
     "VECTOR_METHODS",
     "ModelEntry",
     "cache_root",
@@ -46,6 +65,8 @@ VECTOR_METHODS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("MaxPool-Jaccard", "MaxPool", {"measure": "jaccard"}),
     ("DynaMax-Jaccard", "DynaMax", {"measure": "jaccard"}),
 )
+#: :attr:`ModelEntry.kind` of a model built by ``mteb.get_model`` from MTEB's model registry.
+MTEB_REGISTRY = "mteb-registry"
 _OUR_TASKS = ("DSCS", "STSS131")
 _VECTOR_SUFFIXES = (".txt", ".vec", ".bin", ".kv", ".gz", ".bz2", ".model", ".npy", ".w2v")
 
@@ -165,12 +186,14 @@ class ModelEntry:
     """A model of the run: its display name, where it comes from and how to build it (lazily)."""
 
     name: str
-    kind: str  # "sentence-transformers", "word-vectors" or "mteb-model"
+    kind: str  # "sentence-transformers", "mteb-registry", "word-vectors" or "mteb-model"
     source: str
     build: Callable[[], Any]
     #: What the model's scores depend on, for the store of earlier evaluations
     #: (:mod:`~sts_extras.leaderboard.evaluation_store`); None: always evaluate.
     identity: str | None = None
+    #: The model may run code from its repository (``--trust-remote-code``).
+    trust_remote_code: bool = False
 
 
 def _model_revision(mteb_name: str, local: Path | None) -> str:
@@ -182,14 +205,17 @@ def _model_revision(mteb_name: str, local: Path | None) -> str:
 
 
 def _sentence_transformer_builder(
-    mteb_name: str, local: Path | None, revision: str, cache_dir: Path
+    mteb_name: str, local: Path | None, revision: str, cache_dir: Path, trust_remote_code: bool
 ) -> Callable[[], Any]:
     def build() -> Any:
         from sentence_transformers import SentenceTransformer
 
         from sts_extras.integrations.mteb import cached_sentence_transformer
 
-        model = SentenceTransformer(str(local) if local is not None else mteb_name)
+        location = str(local) if local is not None else mteb_name
+        # only when asked: the call of every other model stays sentence-transformers' default
+        options: dict[str, Any] = {"trust_remote_code": True} if trust_remote_code else {}
+        model = SentenceTransformer(location, **options)
         return cached_sentence_transformer(
             model, name=mteb_name, revision=revision, cache_root=cache_dir / "embeddings"
         )
@@ -197,18 +223,159 @@ def _sentence_transformer_builder(
     return build
 
 
-def _sentence_transformer_entry(spec: str, cache_dir: Path) -> ModelEntry:
+def _sentence_transformer_entry(spec: str, cache_dir: Path, trust_remote_code: bool) -> ModelEntry:
     source = resolve_sentence_transformer(spec)
     # A Hub model not yet downloaded has no revision to name its scores by.
     revision = _model_revision(source.name, source.local)
     known = revision != "no_revision_available"
+    identity = ("sentence-transformers", source.name, revision, trust_remote_code)
     return ModelEntry(
         name=source.display,
         kind="sentence-transformers",
         source=spec,
-        build=_sentence_transformer_builder(source.name, source.local, revision, cache_dir),
-        identity=repr(("sentence-transformers", source.name, revision)) if known else None,
+        build=_sentence_transformer_builder(
+            source.name, source.local, revision, cache_dir, trust_remote_code
+        ),
+        identity=repr(identity) if known else None,
+        trust_remote_code=trust_remote_code,
     )
+
+
+def _registry_name(spec: str) -> str | None:
+    """The name of ``spec`` in MTEB's model registry (None for the packaged default or a path)."""
+    from sts_extras.integrations.mteb import find_registered_model
+    from sts_extras.models import register
+
+    if is_default_model(spec) or Path(spec).expanduser().exists():
+        return None
+    register()  # sts-extras' own models (loads nothing)
+    return find_registered_model(spec)
+
+
+def _own_registry_entry(spec: str, registered: str) -> ModelEntry:
+    """An sts-extras model of MTEB's registry, built now: its vectors are checked and loaded."""
+    from sts_extras.integrations.mteb import load_from_registry
+
+    try:
+        model = load_from_registry(registered)
+    except (OSError, ValueError, ImportError) as error:
+        raise UserInputError(f"--model {spec!r} could not be loaded: {one_line(error)}") from None
+    meta = model.mteb_model_meta  # its revision is a fingerprint of vectors and method
+    return ModelEntry(
+        name=model.name,
+        kind=MTEB_REGISTRY,
+        source=spec,
+        build=_returning(model),
+        identity=repr((MTEB_REGISTRY, type(model).__name__, repr(model), meta.name, meta.revision)),
+    )
+
+
+def _registry_entry(
+    spec: str, registered: str, cache_dir: Path, trust_remote_code: bool
+) -> ModelEntry:
+    """A model of MTEB's registry, built later by ``mteb.get_model`` at MTEB's revision.
+
+    Its identity names the registry's loader and loader arguments (which hold
+    ``trust_remote_code``) besides the revision: an MTEB release that changes a model's prompts
+    makes its stored evaluations and cached embeddings stale.
+    """
+    from sts_extras.integrations.mteb import registered_model_meta
+    from sts_extras.models import REGISTERED_MODELS
+
+    if registered in REGISTERED_MODELS:
+        return _own_registry_entry(spec, registered)
+    meta: Any = registered_model_meta(registered)  # present: `registered` was found there
+    loader_kwargs = dict(meta.loader_kwargs or {})
+    # MTEB's loader arguments decide; --trust-remote-code is the user's consent to them
+    remote = bool(loader_kwargs.get("trust_remote_code"))
+    if remote and not trust_remote_code:
+        raise UserInputError(
+            f"--model {spec!r}: MTEB loads {registered} with trust_remote_code=True, which runs "
+            "code from the model's repository; pass --trust-remote-code to allow it."
+        )
+    revision = meta.revision
+    # open weights come from the Hub: offline, they must be cached at the pinned revision
+    offline = hub_offline() and meta.open_weights is not False
+    if offline and snapshot_dir(registered, revision) is None:
+        pinned = f" at the revision MTEB pins ({revision})" if revision else ""
+        raise UserInputError(
+            f"--model {spec!r} is in MTEB's model registry, but its files{pinned} are not "
+            "in the local Hugging Face cache and HF_HUB_OFFLINE is set."
+        )
+    if revision is None:  # an unpinned entry: the cached snapshot names the files, if any
+        snapshot = snapshot_dir(registered)
+        revision = snapshot.name if snapshot is not None else None
+    settings = (_callable_name(meta.loader), sorted(loader_kwargs.items(), key=str))
+    identity = (MTEB_REGISTRY, registered, revision, repr(settings))
+    return ModelEntry(
+        name=registered.rsplit("/", 1)[-1],
+        kind=MTEB_REGISTRY,
+        source=spec,
+        build=_registry_builder(registered, revision, cache_dir, _digest(repr(settings))),
+        identity=repr(identity) if revision is not None else None,
+        trust_remote_code=remote,
+    )
+
+
+def _callable_name(function: Any) -> str:
+    """A loader by its import path (and bound arguments): stable across processes."""
+    inner = getattr(function, "func", function)  # a functools.partial names its function
+    path = f"{getattr(inner, '__module__', '')}.{getattr(inner, '__qualname__', repr(inner))}"
+    if inner is function:
+        return path
+    keywords = sorted(getattr(function, "keywords", {}).items(), key=str)
+    return repr((path, getattr(function, "args", ()), keywords))
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
+def _registry_builder(
+    registered: str, revision: str | None, cache_dir: Path, settings: str
+) -> Callable[[], Any]:
+    def build() -> Any:
+        from sts_extras.integrations.mteb import cached_encoder, load_from_registry
+
+        model = load_from_registry(registered)
+        if revision is None:  # files without a name: their embeddings are not cached
+            return model
+        meta = model.mteb_model_meta
+        # the loader settings (prompts, arguments) shape the embeddings as much as the files
+        folder = cache_dir / "embeddings" / meta.model_name_as_path() / revision / settings
+        return cached_encoder(model, folder)
+
+    return build
+
+
+def _split_display_name(spec: str) -> tuple[str, str | None]:
+    """``"PATH=NAME"`` -> (PATH, NAME); a spec without ``=`` (or an existing path) has no NAME."""
+    if "=" not in spec or Path(spec).expanduser().exists():
+        return spec, None
+    source, _, name = spec.rpartition("=")
+    name = name.strip()
+    if not source.strip() or not name:
+        raise UserInputError(
+            f"--model {spec!r}: write NAME_OR_PATH=DISPLAY_NAME with both parts, "
+            "e.g. ./my-model=mine."
+        )
+    return source.strip(), name
+
+
+def _model_entry(
+    spec: str, cache_dir: Path, trust_remote_code: bool
+) -> tuple[ModelEntry, str | None]:
+    """The entry of one ``--model`` string and the display name the user gave it, if any."""
+    source, display = spec, None
+    registered = _registry_name(spec)  # registry names may hold "=": "... (embed_dim=2048)"
+    if registered is None:
+        source, display = _split_display_name(spec)
+        registered = _registry_name(source) if display is not None else None
+    if registered is not None:
+        entry = _registry_entry(source, registered, cache_dir, trust_remote_code)
+    else:
+        entry = _sentence_transformer_entry(source, cache_dir, trust_remote_code)
+    return (entry if display is None else replace(entry, name=display)), display
 
 
 def _load_vectors(spec: str, cache_dir: Path) -> Any:
@@ -272,14 +439,16 @@ def resolve_models(
     *,
     sif: bool = False,
     cache_dir: Path | None = None,
+    trust_remote_code: bool = False,
 ) -> list[ModelEntry]:
     """Check every model and vector source the user named and return the models of the run.
 
     Parameters
     ----------
     models : sequence of (str or MTEB model), optional
-        Sentence-transformers names or paths (``"all-MiniLM-L6-v2"`` is the packaged offline
-        copy), or ready MTEB encoder objects.
+        Names in MTEB's model registry (built by ``mteb.get_model``), sentence-transformers names
+        or paths (``"all-MiniLM-L6-v2"`` is the packaged offline copy), or ready MTEB encoder
+        objects. ``"NAME_OR_PATH=DISPLAY_NAME"`` names the model in the reports.
     vectors : sequence of str, optional
         Word-vector files, model2vec directories, gensim-downloader names, or
         ``"distilled[:MODEL]"``. Each source gives three models: avg-cos, MaxPool-Jaccard and
@@ -288,16 +457,22 @@ def resolve_models(
         SIF-weight the words of the static-vector models.
     cache_dir : pathlib.Path, optional
         Cache root (default :func:`cache_root`).
+    trust_remote_code : bool
+        Let models run code from their repositories: passed to sentence-transformers; registry
+        models that MTEB loads with ``trust_remote_code=True`` are refused without it.
 
     Returns
     -------
     list of ModelEntry
-        In run order; a source given twice keeps both, the second named ``"<name> #2"``.
+        In run order; a source given twice without display names keeps both, the second named
+        ``"<name> #2"``.
 
     Raises
     ------
     UserInputError
-        A model name or path, or a vector source, that cannot be found or read.
+        A model name or path, or a vector source, that cannot be found or read; a display name
+        given twice (or equal to another model's name); a registry model that needs
+        ``trust_remote_code``, or (offline) whose files are not in the local cache.
 
     When neither ``models`` nor ``vectors`` is given, the default run is all-MiniLM-L6-v2 and
     the three static-vector models over vectors distilled from it.
@@ -306,11 +481,15 @@ def resolve_models(
     if not models and not vectors:
         models, vectors = [DEFAULT_MODEL], [DISTILLED]
     entries: list[ModelEntry] = []
+    given: dict[int, str] = {}  # entry index -> the spec that named it
     for spec in models or []:
         if not isinstance(spec, str):
             entries.append(_model_object_entry(spec))
             continue
-        entries.append(_sentence_transformer_entry(spec, cache_dir))
+        entry, display = _model_entry(spec, cache_dir, trust_remote_code)
+        if display is not None:
+            given[len(entries)] = spec
+        entries.append(entry)
     loaded = [(_load_vectors(spec, cache_dir), spec) for spec in vectors or []]
     for word_vectors, spec in loaded:
         for model in _vector_models(word_vectors, sif):  # cheap: the vectors are loaded
@@ -324,6 +503,7 @@ def resolve_models(
                     identity=repr((type(model).__name__, repr(model), meta.name, meta.revision)),
                 )
             )
+    _check_given_names(entries, given)
     seen: dict[str, int] = {}
     unique = []
     for entry in entries:  # the same source given twice: keep both, distinguishable
@@ -331,6 +511,23 @@ def resolve_models(
         seen[entry.name] = count
         unique.append(entry if count == 1 else replace(entry, name=f"{entry.name} #{count}"))
     return unique
+
+
+def _check_given_names(entries: Sequence[ModelEntry], given: dict[int, str]) -> None:
+    """A display name the user gave must name one model only."""
+    for index, spec in given.items():
+        name = entries[index].name
+        for other, entry in enumerate(entries):
+            if other != index and entry.name == name:
+                clash = (
+                    f"--model {given[other]!r}"
+                    if other in given
+                    else f"the model from {entry.source!r}"
+                )
+                raise UserInputError(
+                    f"--model {spec!r}: the display name {name!r} is also that of {clash}; "
+                    "display names must be unique."
+                )
 
 
 def resolve_baseline(baseline: str | None, entries: Sequence[ModelEntry]) -> str:

@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "BLOCK_TOKENS",
     "distinct_sentences",
     "pair_universes",
     "segment_max",
+    "sentence_blocks",
     "single_threaded_blas",
     "starts_of",
 ]
@@ -26,19 +28,24 @@ def starts_of(lengths: np.ndarray) -> np.ndarray:
     return offsets
 
 
-def segment_max(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def segment_max(
+    values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray | None = None
+) -> np.ndarray:
     """Row-wise maximum of each non-empty segment ``values[starts[i]:starts[i] + lengths[i]]``.
 
     Same result as ``np.maximum.reduceat(values, starts, axis=0)`` (a maximum is exact in any
     order) but 3-5x faster for short segments of wide rows: segments are sorted by length and
-    the j-th row of every segment longer than j is folded in with one vectorised maximum.
+    the j-th row of every segment longer than j is folded in with one vectorised maximum. With
+    ``rows``, the segments are of ``values[rows]``, read in place (never gathered whole).
     """
     order = np.argsort(-lengths, kind="stable")
     ordered, firsts = lengths[order], starts[order]
-    out = values[firsts]
+    out = values[firsts if rows is None else rows[firsts]]
     for j in range(1, int(ordered[0]) if ordered.size else 0):
         count = int(np.searchsorted(-ordered, -j, side="left"))  # segments longer than j
-        np.maximum(out[:count], values[firsts[:count] + j], out=out[:count])
+        positions = firsts[:count] + j
+        row = values[positions if rows is None else rows[positions]]
+        np.maximum(out[:count], row, out=out[:count])
     result = np.empty_like(out)
     result[order] = out
     return result
@@ -53,38 +60,77 @@ def _mix(values: np.ndarray) -> np.ndarray:
     return values ^ (values >> np.uint64(31))
 
 
+#: Tokens handled per step of the sentence-level kernels. Whole-call temporaries the size of all
+#: tokens cost more in fresh memory pages than in arithmetic; blocks of this size are reused.
+BLOCK_TOKENS = 1 << 15
+
+
+def sentence_blocks(lengths: np.ndarray, block_tokens: int = BLOCK_TOKENS) -> list[slice]:
+    """Consecutive runs of whole sentences holding about ``block_tokens`` tokens each."""
+    offsets = starts_of(lengths)
+    total = int(lengths.sum())
+    cuts = np.unique(np.searchsorted(offsets, np.arange(0, total, block_tokens), side="left"))
+    bounds = [*cuts.tolist(), lengths.size] if lengths.size else [0]
+    if bounds[0] != 0:
+        bounds.insert(0, 0)
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
 def distinct_sentences(tokens: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Group equal sentences (same tokens in the same order), exactly.
 
-    Each sentence is hashed (order-dependent, vectorised), sentences are grouped by hash, and
-    every sentence is then compared token by token with the first of its group; one that
+    Each sentence is hashed (order-dependent: the sum of its token hashes times odd position
+    weights, mixed with its length), sentences are grouped by hash with one sort, and every
+    sentence is then compared token by token with the representative of its group; one that
     differs (a hash collision) becomes its own group. Returns the index of one representative
     per group and the group of every sentence.
     """
     n = lengths.size
     offsets = starts_of(lengths)
-    owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
-    position = np.arange(tokens.size, dtype=np.int64) - offsets[owner]
-    hashes = _mix(lengths.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15))
-    nonempty = np.flatnonzero(lengths)
-    if nonempty.size:
-        with np.errstate(over="ignore"):
-            mixed = _mix(
-                tokens.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-                + position.astype(np.uint64)
-            )
-            hashes[nonempty] += np.add.reduceat(mixed, offsets[nonempty])
-    _, first, groups = np.unique(hashes, return_index=True, return_inverse=True)
-    groups = groups.reshape(-1)
+    blocks = sentence_blocks(lengths, BLOCK_TOKENS)
+    high = int(tokens.max(initial=0))
+    # Dense ids (e.g. local vocabulary ids): mix each id once, then gather.
+    id_hashes = _mix(np.arange(high + 1, dtype=np.uint64)) if high < tokens.size else None
+    sums = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for block in blocks:
+            chosen = block.start + np.flatnonzero(lengths[block])
+            if not chosen.size:
+                continue
+            # sum_i h_i (2 p_i + 1), p_i the position in the sentence, from the global index
+            # g_i = start + p_i: sum_i h_i (2 g_i + 1) - 2 start sum_i h_i (modulo 2**64).
+            starts = offsets[chosen]
+            begin, end = int(starts[0]), int(starts[-1] + lengths[chosen[-1]])
+            part = tokens[begin:end]
+            hashed = id_hashes[part] if id_hashes is not None else _mix(part.astype(np.uint64))
+            weighted = np.arange(2 * begin + 1, 2 * end + 1, 2, dtype=np.uint64)
+            weighted *= hashed
+            within = starts - begin
+            twice_start = np.uint64(2) * starts.view(np.uint64)
+            sums[chosen] = np.add.reduceat(weighted, within)
+            sums[chosen] -= twice_start * np.add.reduceat(hashed, within)
+        hashes = _mix(sums ^ _mix(lengths.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)))
+    order = np.argsort(hashes)
+    ordered = hashes[order]
+    head = np.ones(n, dtype=bool)
+    head[1:] = ordered[1:] != ordered[:-1]
+    first = order[head]
+    groups = np.empty(n, dtype=np.int64)
+    groups[order] = np.cumsum(head) - 1
+    # Exact check: compare every sentence with its representative, token by token.
     candidate = first[groups]
-    same = lengths[candidate] == lengths
-    other = np.where(same[owner], offsets[candidate[owner]] + position, np.arange(tokens.size))
-    differs = ~same
-    differs[owner[tokens != tokens[other]]] = True
+    differs = lengths[candidate] != lengths
+    # Token g of a sentence is compared with token g + shift (shift 0 for a length mismatch).
+    shifts = np.where(differs, 0, offsets[candidate] - offsets)
+    for block in blocks:
+        begin = int(offsets[block.start])
+        compared = np.repeat(shifts[block], lengths[block])
+        compared += np.arange(begin, begin + compared.size, dtype=np.int64)
+        mismatch = begin + np.flatnonzero(tokens[compared] != tokens[begin : begin + compared.size])
+        differs[np.searchsorted(offsets, mismatch, side="right") - 1] = True
     if not differs.any():
         return first, groups
     moved = np.flatnonzero(differs)
-    groups = groups.copy()
     groups[moved] = first.size + np.arange(moved.size)
     return np.concatenate([first, moved]), groups
 

@@ -60,17 +60,24 @@ class MembershipPlan:
 
 
 def vocabulary_of(tokens: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct row ids of ``tokens`` and each token's index into them."""
+    """Sorted distinct row ids of ``tokens`` and each token's index into them.
+
+    The indices are int32 whenever they fit: half the memory traffic of the per-token arrays.
+    """
     if tokens.size and n_rows <= 8 * tokens.size + 1024:
         # A dense marker is O(rows + tokens), much cheaper than sorting the tokens.
         seen = np.zeros(n_rows, dtype=bool)
         seen[tokens] = True
         vocabulary = np.flatnonzero(seen)
-        position = np.zeros(n_rows, dtype=np.int64)
-        position[vocabulary] = np.arange(vocabulary.size, dtype=np.int64)
+        position = np.zeros(n_rows, dtype=_index_type(vocabulary.size))
+        position[vocabulary] = np.arange(vocabulary.size)
         return vocabulary, position[tokens]
     vocabulary, local = np.unique(tokens, return_inverse=True)
-    return vocabulary, local.astype(np.int64, copy=False)
+    return vocabulary, local.astype(_index_type(vocabulary.size))
+
+
+def _index_type(size: int) -> type[np.signedinteger]:
+    return np.int32 if size <= np.iinfo(np.int32).max else np.int64
 
 
 def plan_memberships(
@@ -158,8 +165,11 @@ def membership_table(
         local = plan.local[
             np.repeat(starts[block] - starts_of(block_counts), block_counts) + within
         ]
-        rows = gram[local] if gram is not None else vectors[local] @ vectors.T
-        table[block] = segment_max(rows, starts_of(block_counts), block_counts)
+        if gram is not None:  # rows of G read in place, never gathered
+            table[block] = segment_max(gram, starts_of(block_counts), block_counts, local)
+        else:
+            products = vectors[local] @ vectors.T
+            table[block] = segment_max(products, starts_of(block_counts), block_counts)
         begin = end
     return np.maximum(table, 0.0, out=table)
 
@@ -178,20 +188,21 @@ def pair_memberships(
     ``mu_x``, ``mu_y`` and the pair it belongs to.
     """
     offsets = starts_of(lengths)
-    words, owners, sides = [], [], []
-    for chosen in (first, second):
-        count = lengths[chosen]
-        total = int(count.sum())
-        where = np.repeat(offsets[chosen] - starts_of(count), count) + np.arange(total)
-        words.append(plan.local[where])
-        owners.append(np.repeat(np.arange(chosen.size, dtype=np.int64), count))
-    word = np.concatenate(words)
-    owner = np.concatenate(owners)
     size = table.shape[1]
     flat = table.reshape(-1)
+    pairs = np.arange(first.size, dtype=np.int64)
+    rows_x = plan.sentence_ids[first] * size  # row of each pair's X in the flat table
+    rows_y = plan.sentence_ids[second] * size
+    mu_x, mu_y, owners = [], [], []
     for chosen in (first, second):
-        sides.append(flat[plan.sentence_ids[chosen][owner] * size + word])
-    return sides[0], sides[1], owner
+        count = lengths[chosen]
+        where = np.repeat(offsets[chosen] - starts_of(count), count)
+        where += np.arange(where.size)
+        word = plan.local[where]
+        mu_x.append(flat[np.repeat(rows_x, count) + word])
+        mu_y.append(flat[np.repeat(rows_y, count) + word])
+        owners.append(np.repeat(pairs, count))
+    return np.concatenate(mu_x), np.concatenate(mu_y), np.concatenate(owners)
 
 
 def membership_gatherer(
