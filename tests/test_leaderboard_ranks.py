@@ -126,3 +126,12 @@ def test_help_lists_every_test_and_adjustment():
     options = {action.dest: action.help for action in parser._actions}
     assert all(method in options["test"] for method in DEPENDENT_METHODS)
     assert all(method in options["adjust"] for method in ADJUST_METHODS)
+
+
+def test_csv_columns_name_the_test_and_adjustment_that_were_run():
+    from sts_extras.leaderboard.report import CSV_COLUMNS, csv_header
+
+    assert csv_header({"dependent_test": "meng1992", "multiple_comparisons": "holm"}) == CSV_COLUMNS
+    header = csv_header({"dependent_test": "williams1959", "multiple_comparisons": "fdr_bh"})
+    assert {"z_williams1959", "p_fdr_bh", "fdr_bh_significant"} <= set(header)
+    assert not {"z_meng1992", "p_holm", "holm_significant"} & set(header)

@@ -424,11 +424,27 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
+def csv_header(settings: Any) -> tuple[str, ...]:
+    """:data:`CSV_COLUMNS` with the test and adjustment actually used in their column names.
+
+    The defaults (meng1992, holm) give :data:`CSV_COLUMNS` itself; ``--test williams1959`` names
+    the statistic column ``z_williams1959``, so a column never claims a test that was not run.
+    """
+    test = str(settings.get("dependent_test", "meng1992"))
+    adjust = str(settings.get("multiple_comparisons", "holm"))
+    renamed = {
+        "z_meng1992": f"z_{test}",
+        "p_holm": f"p_{adjust}",
+        "holm_significant": f"{adjust}_significant",
+    }
+    return tuple(renamed.get(column, column) for column in CSV_COLUMNS)
+
+
 def write_csv(result: LeaderboardResult, path: Path) -> Path:
     """One row per model × unit (full precision; empty cells for missing values)."""
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
+        writer.writerow(csv_header(result.settings))
         for task in result.tasks:
             for row in result.stats_for(task.name):
                 item = result.comparison(task.name, row.model)
