@@ -35,6 +35,22 @@ METRICS: dict[str, str] = {
 _PACKAGE = "sts_extras.metrics"
 
 
+def _modules_root() -> Path:
+    """``sts_extras/metrics`` of an install; the repository's ``metrics/`` in a source checkout.
+
+    Run from a checkout (``python -m pytest`` puts the checkout first on ``sys.path``), the
+    ``sts_extras`` package imported is the source folder, which has no ``metrics`` subpackage:
+    the build maps it from the repository's ``metrics/``, so read that folder itself.
+    """
+    try:
+        return Path(str(resources.files(_PACKAGE)))
+    except ModuleNotFoundError:
+        checkout = Path(__file__).resolve().parent.parent / "metrics"
+        if (checkout / "__init__.py").is_file():
+            return checkout
+        raise
+
+
 def metric_path(name: str) -> Path:
     """The folder of an installed ``evaluate`` module, for ``evaluate.load(str(path))``.
 
@@ -57,7 +73,7 @@ def metric_path(name: str) -> Path:
     if key not in METRICS:
         valid = ", ".join(repr(known) for known in METRICS)
         raise UserInputError(f"Unknown evaluate module {name!r}; valid names: {valid}.")
-    folder = Path(str(resources.files(_PACKAGE).joinpath(key)))
+    folder = _modules_root() / key
     if not (folder / f"{key}.py").is_file():  # a broken install, not a user error
         raise RuntimeError(f"{key}.py is missing from {folder}; reinstall sts-extras.")
     return folder
