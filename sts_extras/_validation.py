@@ -8,7 +8,8 @@ reports them as one-line user errors. Core modules call these instead of writing
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any
 
@@ -19,18 +20,91 @@ from sts_extras.errors import UserInputError, UserInputTypeError
 __all__ = [
     "as_float_vector",
     "as_paired_vectors",
+    "as_real_array",
+    "as_sentence_list",
     "check_choice",
     "check_non_negative_weights",
     "check_not_constant",
     "check_open_unit_interval",
     "check_positive_int",
+    "check_real_columns",
     "check_seed",
+    "scale_exponent",
+    "unit_scaled",
 ]
+
+# Python / numpy scalar types that numpy would silently turn into floats (or drop parts of).
+_NOT_REAL = (bool, np.bool_, str, bytes, complex, np.complexfloating)
+_KIND_NAMES = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes"}
 
 
 def _describe(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _refuse(name: str, what: str, example: Any) -> UserInputTypeError:
+    if isinstance(example, np.generic):
+        example = example.item()
+    hint = {
+        "booleans": "convert them explicitly (e.g. `np.asarray(x, dtype=float)`) if 0/1 is meant",
+        "strings": "numeric strings are not parsed; convert them to numbers first",
+        "bytes": "numeric strings are not parsed; convert them to numbers first",
+        "complex numbers": "pass the real part explicitly if that is what is meant",
+    }.get(what, "pass numbers")
+    return UserInputTypeError(
+        f"`{name}` must hold real numbers, got {what} (e.g. {_describe(example)}); {hint}."
+    )
+
+
+def as_real_array(values: Any, name: str) -> np.ndarray:
+    """Return ``values`` as a numpy array of real numbers (int, uint or float dtype), any shape.
+
+    Booleans, complex numbers and strings (numeric or not) are refused rather than coerced, in
+    lists, numpy arrays (object arrays too), pandas Series and array-likes alike: ``True`` is no
+    score, ``"0.5"`` is a parsing mistake and a complex value would lose its imaginary part. A
+    real numeric array is returned as it is (no copy); object arrays and lists become float64.
+
+    Raises
+    ------
+    UserInputTypeError
+        If ``values`` is a string or a mapping, holds non-real items, or cannot be converted.
+    """
+    if isinstance(values, (str, bytes, Mapping)):
+        raise UserInputTypeError(
+            f"`{name}` must be a sequence of numbers, got {type(values).__name__}."
+        )
+    try:
+        if isinstance(values, (list, tuple)):
+            # An object array keeps each item's type, so True in [True, 0.5] is still seen.
+            array = np.array(values, dtype=object)
+        else:
+            array = np.asarray(values)
+    except (TypeError, ValueError) as error:
+        raise UserInputTypeError(
+            f"`{name}` must be a sequence of numbers; could not convert it to floats ({error})."
+        ) from None
+    kind = array.dtype.kind
+    if kind in "iuf":
+        return array
+    if kind in _KIND_NAMES:
+        raise _refuse(name, _KIND_NAMES[kind], array.flat[0] if array.size else array)
+    if kind != "O":
+        raise UserInputTypeError(
+            f"`{name}` must hold real numbers, got an array of dtype {array.dtype}."
+        )
+    if any(issubclass(kind, _NOT_REAL) for kind in set(map(type, array.flat))):
+        item = next(item for item in array.flat if isinstance(item, _NOT_REAL))
+        if isinstance(item, (bool, np.bool_)):
+            raise _refuse(name, "booleans", item)
+        what = "strings" if isinstance(item, (str, bytes)) else "complex numbers"
+        raise _refuse(name, what, item)
+    try:
+        return array.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise UserInputTypeError(
+            f"`{name}` must be a sequence of numbers; could not convert it to floats ({error})."
+        ) from None
 
 
 def as_float_vector(values: Any, name: str, *, min_size: int = 0) -> np.ndarray:
@@ -39,20 +113,12 @@ def as_float_vector(values: Any, name: str, *, min_size: int = 0) -> np.ndarray:
     Raises
     ------
     UserInputTypeError
-        If ``values`` is a string, a mapping, or holds non-numeric items.
+        If ``values`` is a string, a mapping, or holds non-numeric items, booleans, complex
+        numbers or numeric strings (see :func:`as_real_array`).
     UserInputError
         If it is not one-dimensional, has fewer than ``min_size`` items, or holds NaN/inf.
     """
-    if isinstance(values, (str, bytes, dict)):
-        raise UserInputTypeError(
-            f"`{name}` must be a sequence of numbers, got {type(values).__name__}."
-        )
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise UserInputTypeError(
-            f"`{name}` must be a sequence of numbers; could not convert it to floats ({error})."
-        ) from None
+    array = as_real_array(values, name).astype(np.float64, copy=False)
     if array.ndim != 1:
         raise UserInputError(
             f"`{name}` must be one-dimensional, got an array of shape {array.shape}."
@@ -67,6 +133,76 @@ def as_float_vector(values: Any, name: str, *, min_size: int = 0) -> np.ndarray:
             f"index {first} ({array[first]})."
         )
     return array
+
+
+def check_real_columns(**columns: Any) -> None:
+    """Refuse non-real values in columns given to an ``evaluate`` module (``None`` is skipped).
+
+    The modules declare float64 features, and Arrow would otherwise parse ``"0.5"`` and turn
+    ``True`` into 1.0 before the statistics see them. A single value (``add(prediction=...)``)
+    is checked like a one-item column.
+    """
+    for name, values in columns.items():
+        if values is None:
+            continue
+        if isinstance(values, (str, bytes)) or np.ndim(values) > 0:
+            as_real_array(values, name)
+        else:
+            as_real_array([values], name)
+
+
+def as_sentence_list(sentences: Any, name: str) -> list[str]:
+    """Return ``sentences`` (a sequence or iterable of strings) as a list of str.
+
+    A single string is refused: iterating over it would score its characters as sentences.
+
+    Raises
+    ------
+    UserInputTypeError
+        If ``sentences`` is a string, bytes, a mapping or not iterable, or an item is no string.
+    """
+    if isinstance(sentences, (str, bytes)):
+        raise UserInputTypeError(
+            f"`{name}` must be a sequence of sentences, got a single {type(sentences).__name__} "
+            f"({_describe(sentences)}); wrap it in a list."
+        )
+    if isinstance(sentences, Mapping) or not isinstance(sentences, Iterable):
+        raise UserInputTypeError(
+            f"`{name}` must be a sequence of sentences (strings), got {type(sentences).__name__}."
+        )
+    items = list(sentences)
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            raise UserInputTypeError(
+                f"`{name}[{index}]` must be a string (one sentence), got {type(item).__name__}."
+            )
+    return items
+
+
+def scale_exponent(largest: float) -> int:
+    """Power of two ``e`` such that ``largest * 2**e`` lies in [0.5, 1), or 0 when not needed.
+
+    Magnitudes in [2^-64, 2^64] are left alone (0): their products, summed over any realistic
+    dimension, stay far from float64's limits. For others, ``numpy.ldexp(values, e)`` is an
+    exact rescaling (see :func:`unit_scaled`).
+    """
+    if largest == 0.0 or not math.isfinite(largest) or 2.0**-64 <= largest <= 2.0**64:
+        return 0
+    return -math.frexp(largest)[1]
+
+
+def unit_scaled(array: np.ndarray) -> np.ndarray:
+    """``array`` times the power of two that brings its largest magnitude into [0.5, 1).
+
+    Correlations do not depend on the scale of their inputs, but their sums of squares overflow
+    from about 1e154 and underflow below 1e-154. Scaling by a power of two is exact (only values
+    that end up below 1e-308 times the largest one lose digits, and they are negligible), so
+    results at ordinary scales are unchanged to the last bit and ties and ranks are kept.
+    """
+    largest = float(np.max(np.abs(array))) if array.size else 0.0
+    if largest == 0.0 or not math.isfinite(largest):
+        return array
+    return np.ldexp(array, -math.frexp(largest)[1])
 
 
 def as_paired_vectors(min_size: int = 3, **named_values: Any) -> tuple[np.ndarray, ...]:

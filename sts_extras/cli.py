@@ -5,17 +5,32 @@ Each subcommand lives in the module that owns the feature; that module exposes
 so ``sts-extras --help`` stays fast.
 
 A :class:`~sts_extras.errors.UserInputError` (bad option, missing file, unknown name) is printed
-as one line with exit status 2; any other exception is a bug and keeps its traceback.
+as one line with exit status 2, and so is an ``OSError`` about a path the user gave (or a file
+directly inside it): a folder where a file was expected, a read-only directory. A
+:class:`~sts_extras.errors.CacheError` (a damaged cache that could not be rebuilt) is one line
+naming the folder, with exit status 1; a repaired cache is one warning line. Any other exception
+is a bug and keeps its traceback (exit status 1).
+
+Before a command runs, the folders that MTEB, ``datasets`` and matplotlib write under HOME by
+default are moved into the sts-extras cache when they cannot be written there (a read-only HOME)
+and the user has not set the variable that places them (:func:`steer_home_caches`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
+import re
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
 
-from sts_extras.errors import UserInputError
+from sts_extras.errors import CacheError, UserInputError
+from sts_extras.integrity import CacheDiscardedWarning
 from sts_extras.optional import MissingExtraError
 
 # subcommand -> (module, one-line help)
@@ -33,11 +48,18 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other user error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``sts-extras`` parser, one subparser per entry of :data:`SUBCOMMANDS`."""
     from sts_extras import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sts-extras",
         description="Harder STS benchmarks and sounder statistics for HF / MTEB.",
     )
@@ -51,15 +73,133 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _home_defaults() -> dict[str, tuple[Path, ...]]:
+    """Variable -> the folders its library writes under HOME while the variable is unset."""
+    home = Path.home()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache")
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    hf_home = Path(os.environ.get("HF_HOME") or cache / "huggingface").expanduser()
+    return {
+        "MTEB_CACHE": (home / ".cache" / "mteb",),  # created by `import mteb`
+        "HF_DATASETS_CACHE": (hf_home / "datasets",),  # the Arrow tables of every task
+        "MPLCONFIGDIR": (config / "matplotlib", cache / "matplotlib"),  # matplotlib's font list
+    }
+
+
+def _writable(folder: Path) -> bool:
+    """Could ``folder`` be written to, creating it if missing (nothing is created here)?"""
+    for existing in (folder, *folder.parents):
+        if existing.exists():
+            return existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)
+    return False
+
+
+def steer_home_caches() -> dict[str, str]:
+    """Point the caches that cannot be written under HOME into the sts-extras cache.
+
+    For each of ``MTEB_CACHE``, ``HF_DATASETS_CACHE`` and ``MPLCONFIGDIR`` that the user has not
+    set, when its library's default folder under HOME cannot be written (``import mteb`` alone
+    creates ``~/.cache/mteb``), the variable is set to a folder of ``$STS_EXTRAS_CACHE`` (default
+    ``~/.cache/sts_extras``), if that one can be written. A variable the user set is left alone.
+
+    Returns
+    -------
+    dict
+        The variables set, and their new values.
+    """
+    from sts_extras.vectors.distill import default_cache_dir
+
+    try:
+        defaults = _home_defaults()
+        ours = default_cache_dir()
+    except RuntimeError:  # no home directory at all: nothing to steer around
+        return {}
+    steered = {}
+    for variable, folders in defaults.items():
+        target = ours / variable.lower()
+        if os.environ.get(variable) or all(_writable(folder) for folder in folders):
+            continue
+        if _writable(target):
+            os.environ[variable] = steered[variable] = str(target)
+    return steered
+
+
+def _named_path(error: OSError, argv: Sequence[str]) -> str | None:
+    """How the user named the path ``error`` concerns, or its folder: ``"--output 'x'"``."""
+    concerned = {
+        os.path.abspath(os.fspath(name))
+        for name in (error.filename, error.filename2)
+        if isinstance(name, (str, os.PathLike)) and os.fspath(name)
+    }
+    concerned |= {os.path.dirname(name) for name in concerned}  # a file directly inside it
+    for index, token in enumerate(argv):
+        option, equals, value = token.partition("=") if token.startswith("--") else ("", "", token)
+        if (not equals and token.startswith("-")) or not value:
+            continue
+        if os.path.abspath(os.path.expanduser(value)) not in concerned:
+            continue
+        if not option and index > 0 and argv[index - 1].startswith("--"):
+            option = argv[index - 1]
+        return f"{option} {value!r}" if option else repr(value)
+    return None
+
+
+def _error(command: str, message: object) -> int:
+    """Print a user error as one line (the exit status 2 it means is returned)."""
+    text = re.sub(r"\s*\n\s*", " ", str(message)).strip()
+    print(f"sts-extras {command}: error: {text}", file=sys.stderr)
+    return 2
+
+
+@contextlib.contextmanager
+def _one_line_cache_warnings() -> Iterator[None]:
+    """Show a :class:`~sts_extras.integrity.CacheDiscardedWarning` as one line, without the
+    source line Python adds: it reports a repaired cache, not a place in the code."""
+    show = warnings.showwarning
+
+    def showwarning(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, CacheDiscardedWarning):
+            print(f"sts-extras: warning: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = showwarning
+    try:
+        yield
+    finally:
+        warnings.showwarning = show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sts-extras``; return the exit status (0, 2 for a user error, 130 if interrupted)."""
+    steer_home_caches()  # before any library reads its variables
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        with _one_line_cache_warnings():
+            return int(args._run(args) or 0)
     except (UserInputError, MissingExtraError) as error:  # fix the input / install the extra
-        print(f"sts-extras {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        return _error(args.command, error)
+    except CacheError as error:  # names the folder to delete: no traceback, but not exit 2
+        _error(args.command, error)
+        return 1
+    except OSError as error:  # about a path the user gave: a user error, else a bug
+        named = _named_path(error, argv)
+        if named is None:
+            raise
+        reason = error.strerror or type(error).__name__
+        where = f" ({error.filename})" if error.filename else ""
+        return _error(
+            args.command, f"{named}: {reason}{where}; check the path and its permissions."
+        )
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -8,6 +8,11 @@ refuses loading scripts) are written by :func:`write_hub_folder` and checked aga
 The ``datasets`` library is imported only when a builder is used (:func:`load_dataset`,
 :class:`DSCS`, :class:`STSS131`, ``BUILDERS``), so reading the tables stays light.
 
+:func:`load_dataset` checks the prepared Arrow cache against the package table on every load (a
+hash of each split in a canonical form; a few milliseconds), so an edited or damaged cache never
+changes a result: it is discarded with one :class:`~sts_extras.integrity.CacheDiscardedWarning`
+and prepared again.
+
 Examples
 --------
 >>> from sts_extras.datasets import load_dataset
@@ -21,6 +26,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,15 +34,18 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.errors import CacheError, UserInputError, UserInputTypeError
+from sts_extras.integrity import discard
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
+    import pyarrow
 
 __all__ = [
     "DATASETS",
     "DSCS",
     "STSS131",
+    "DatasetCacheError",
     "DatasetSpec",
     "hub_folder_files",
     "load_dataset",
@@ -280,7 +289,15 @@ def _builders() -> dict[str, type[datasets.GeneratorBasedBuilder]]:
             # explicitly, and hash the data so an edited table never reuses a stale cache.
             kwargs.setdefault("dataset_name", self.SPEC.name)
             kwargs.setdefault("hash", hashlib.sha256(_data_bytes(self.SPEC)).hexdigest()[:16])
-            super().__init__(*args, **kwargs)
+            try:
+                super().__init__(*args, **kwargs)
+            except _READ_ERRORS as error:
+                # `datasets` reads the cached dataset_info.json here; the folder is known by now
+                folder = getattr(self, "cache_dir", None)
+                if folder is None or not Path(folder).is_dir():
+                    raise
+                discard(Path(folder), f"{folder} is unreadable ({_first_line(error)})")
+                super().__init__(*args, **kwargs)
 
         def _info(self) -> datasets.DatasetInfo:
             config = self.SPEC.config(self.config.name)
@@ -294,7 +311,7 @@ def _builders() -> dict[str, type[datasets.GeneratorBasedBuilder]]:
             )
 
         def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
-            return [datasets.SplitGenerator(name=datasets.Split.TEST)]
+            return [datasets.SplitGenerator(name=name) for name in _SPLITS]
 
         def _generate_examples(self):
             for row in read_rows(self.SPEC.name, self.config.name):
@@ -338,6 +355,60 @@ def __getattr__(name: str) -> Any:
     if name in _BUILDER_ATTRIBUTES:
         return _builders()[_BUILDER_ATTRIBUTES[name]]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# The splits every builder prepares (the papers publish one test set each).
+_SPLITS = ("test",)
+# What reading a damaged cache raises: OSError and ValueError cover pyarrow's ArrowIOError and
+# ArrowInvalid, json's JSONDecodeError and datasets' feature mismatches.
+_READ_ERRORS = (OSError, ValueError, KeyError, TypeError)
+
+
+class DatasetCacheError(CacheError):
+    """The ``datasets`` cache of DSCS or STSS-131 still differs from the package after a rebuild."""
+
+
+def _first_line(error: BaseException) -> str:
+    """``"<type>: <first line of the message>"``: some errors span a screen."""
+    lines = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+
+
+def _table_digest(table: pyarrow.Table) -> str:
+    """BLAKE2b of a table in a canonical form: each column's name, Arrow type and values as JSON.
+
+    Independent of chunking, buffer layout and schema metadata; floats are written with
+    ``repr``, which round-trips, so any changed value changes the digest.
+    """
+    canonical = [
+        [name, str(column.type), column.to_pylist()]
+        for name, column in zip(table.column_names, table.columns)
+    ]
+    return hashlib.blake2b(json.dumps(canonical).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def _rows_digest(name: str, config_name: str, features: datasets.Features) -> str:
+    """:func:`_table_digest` of the package rows of a configuration, typed by ``features``."""
+    import pyarrow
+
+    rows = [features.encode_example(row) for row in read_rows(name, config_name)]
+    return _table_digest(pyarrow.Table.from_pylist(rows, schema=features.arrow_schema))
+
+
+@cache
+def _packaged_digest(name: str, config_name: str) -> str:
+    """:func:`_rows_digest` with the configuration's own features, computed once per process."""
+    return _rows_digest(name, config_name, get_spec(name).features(config_name))
+
+
+def _splits_problem(prepared: Any, expected: str, source: str, folder: str) -> str | None:
+    """Why the ``DatasetDict`` read from ``folder`` is not the package table, or None."""
+    for split in _SPLITS:
+        if split not in prepared:
+            return f"{folder} has no {split!r} split"
+        if _table_digest(prepared[split].data.table) != expected:
+            return f"the {split!r} split in {folder} differs from the packaged {source}"
+    return None
 
 
 # `datasets.load_dataset` keywords that pick the data itself: ours ships inside the package
@@ -400,6 +471,20 @@ datasets.IterableDataset
     sts_extras.errors.UserInputTypeError
         A ``TypeError``: for ``data_dir``, ``data_files``, ``revision`` or ``token``, which choose
         another source (the tables ship inside the package).
+    DatasetCacheError
+        If the prepared cache still differs from the package table after it was rebuilt.
+
+    Warns
+    -----
+    sts_extras.integrity.CacheDiscardedWarning
+        When the prepared cache (Arrow files, ``dataset_info.json``) is unreadable or holds other
+        rows than the package table: it is removed and prepared again (``force_redownload``).
+
+    Notes
+    -----
+    Every split of the prepared cache is checked on each (non-streaming) load, whatever
+    ``split`` selects: its canonical hash must equal that of the package rows typed by
+    ``features``. Streaming reads the package table directly, not the Arrow cache.
 
     Examples
     --------
@@ -421,26 +506,64 @@ datasets.IterableDataset
             "sts-extras (use datasets.load_dataset for other sources)."
         )
     spec = get_spec(name)
-    builder = _builders()[spec.name](
-        config_name=spec.config(config).name,
-        cache_dir=cache_dir,
-        features=features,
-        storage_options=storage_options,
-        **builder_kwargs,
+    config_name = spec.config(config).name
+
+    def prepared(mode: datasets.DownloadMode | None) -> datasets.DatasetBuilder:
+        builder = _builders()[spec.name](
+            config_name=config_name,
+            cache_dir=cache_dir,
+            features=features,
+            storage_options=storage_options,
+            **builder_kwargs,
+        )
+        if mode is not None:
+            builder.download_and_prepare(
+                download_config=download_config,
+                download_mode=mode,
+                verification_mode=verification_mode,
+                num_proc=num_proc,
+                storage_options=storage_options,
+            )
+        return builder
+
+    if streaming:  # reads the package table itself, not the Arrow cache
+        return prepared(None).as_streaming_dataset(split=split)
+    expected = (
+        _packaged_digest(spec.name, config_name)
+        if features is None
+        else _rows_digest(spec.name, config_name, features)
     )
-    if streaming:
-        return builder.as_streaming_dataset(split=split)
-    download_mode = datasets.DownloadMode(download_mode or "reuse_dataset_if_exists")
-    builder.download_and_prepare(
-        download_config=download_config,
-        download_mode=download_mode,
-        verification_mode=verification_mode,
-        num_proc=num_proc,
-        storage_options=storage_options,
-    )
-    if keep_in_memory is None:  # datasets' own default
-        keep_in_memory = is_small_dataset(builder.info.dataset_size)
-    return builder.as_dataset(split=split, in_memory=keep_in_memory)
+
+    def checked(builder: datasets.DatasetBuilder) -> tuple[Any, str | None]:
+        """What ``as_dataset`` returns, or None and why the cache cannot be used."""
+        try:
+            in_memory = (
+                is_small_dataset(builder.info.dataset_size)  # datasets' own default
+                if keep_in_memory is None
+                else keep_in_memory
+            )
+            # every split is checked, whatever `split` selects: a slice needs the whole split
+            whole = builder.as_dataset(in_memory=in_memory and split is None)
+            problem = _splits_problem(whole, expected, spec.data_file, builder.cache_dir)
+        except _READ_ERRORS as error:
+            return None, f"{builder.cache_dir} is unreadable ({_first_line(error)})"
+        if problem:
+            return None, problem
+        # outside the `try`: an unknown split name is the caller's error, as in `datasets`
+        return (whole if split is None else builder.as_dataset(split, in_memory=in_memory)), None
+
+    builder = prepared(datasets.DownloadMode(download_mode or "reuse_dataset_if_exists"))
+    loaded, problem = checked(builder)
+    if problem is not None:
+        discard(Path(builder.cache_dir), problem)
+        builder = prepared(datasets.DownloadMode.FORCE_REDOWNLOAD)
+        loaded, problem = checked(builder)
+        if problem is not None:
+            raise DatasetCacheError(
+                f"The datasets cache of {spec.name!r} is still wrong after a rebuild: {problem}. "
+                f"Remove {builder.cache_dir} and run again."
+            )
+    return loaded
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,13 +5,17 @@ not exist or cannot be parsed, an unknown name. Every check of user input raises
 in :mod:`sts_extras._validation` do), and the command line prints it as one line and exits with
 status 2. Any other exception is a bug in sts-extras or a dependency and keeps its traceback.
 
+A :class:`CacheError` means "a cache could not be repaired": an entry failed its check and
+rebuilding it did not help (or it could not be removed). Its message names the folder to delete;
+the command line prints it as one line with exit status 1.
+
 Each type also derives from the built-in exception Python users expect (``ValueError``,
 ``TypeError``, ``FileNotFoundError``), so ``except ValueError`` keeps working.
 """
 
 from __future__ import annotations
 
-__all__ = ["UserFileNotFoundError", "UserInputError", "UserInputTypeError"]
+__all__ = ["CacheError", "UserFileNotFoundError", "UserInputError", "UserInputTypeError"]
 
 
 class UserInputError(ValueError):
@@ -24,3 +28,7 @@ class UserInputTypeError(UserInputError, TypeError):
 
 class UserFileNotFoundError(UserInputError, FileNotFoundError):
     """A file or directory the user named does not exist."""
+
+
+class CacheError(RuntimeError):
+    """A damaged cache entry could not be rebuilt; the message names the folder to delete."""

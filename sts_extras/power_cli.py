@@ -62,6 +62,10 @@ def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
 
     path: Path = args.leaderboard
+    if path.is_dir():
+        raise UserInputError(
+            f"--leaderboard {str(path)!r} is a directory; give its leaderboard.json."
+        )
     if not path.is_file():
         raise UserFileNotFoundError(f"--leaderboard: no such file: {path}")
     try:
@@ -71,9 +75,15 @@ def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
         raise UserInputError(
             f"--leaderboard: {path} is not a leaderboard JSON ({error})."
         ) from None
+    if not _list_of_objects(results) or not _list_of_objects(tasks):
+        raise UserInputError(
+            f"--leaderboard: {path} is not a leaderboard JSON (its 'results' and 'tasks' must "
+            "be lists of objects); give a leaderboard.json written by `sts-extras leaderboard`."
+        )
     if not args.task or not args.model1:
         raise UserInputError("--leaderboard needs --task and --model1.")
-    model2 = args.model2 or data.get("settings", {}).get("baseline")
+    settings = data.get("settings")
+    model2 = args.model2 or (settings.get("baseline") if isinstance(settings, dict) else None)
     if not model2:
         raise UserInputError("--leaderboard: give --model2 (the file names no baseline).")
     rows = {(row.get("task"), row.get("model")): row for row in results}
@@ -85,9 +95,23 @@ def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
                 f"--leaderboard: no scores of model {model!r} on task {args.task!r}."
             )
         found.append(row)
+    try:
+        pearson = [float(row["pearson"]) for row in found]
+        scores = [np.asarray(row["scores"], dtype=np.float64) for row in found]
+        if scores[0].ndim != 1 or scores[0].shape != scores[1].shape:
+            raise ValueError("the two models' scores differ in length")
+    except (TypeError, ValueError) as error:
+        raise UserInputError(
+            f"--leaderboard: {path}: the Pearson r or the scores of {args.model1!r} and "
+            f"{model2!r} on {args.task!r} are not numbers ({error})."
+        ) from None
     n = next((task.get("n") for task in tasks if task.get("name") == args.task), None)
-    r12 = float(np.corrcoef(found[0]["scores"], found[1]["scores"])[0, 1])
-    return {"r1": found[0]["pearson"], "r2": found[1]["pearson"], "r12": r12, "n": n}
+    r12 = float(np.corrcoef(scores[0], scores[1])[0, 1])
+    return {"r1": pearson[0], "r2": pearson[1], "r12": r12, "n": n}
+
+
+def _list_of_objects(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, dict) for item in value)
 
 
 def _format_text(output: dict[str, Any]) -> str:

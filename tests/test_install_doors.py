@@ -225,7 +225,9 @@ def test_each_optional_module_comes_with_its_extra(extra):
 
 
 def test_missing_extra_names_the_pip_install(monkeypatch):
+    # as if not installed, even when an earlier test imported it
     monkeypatch.setitem(sys.modules, "gensim", None)
+    monkeypatch.setitem(sys.modules, "gensim.models", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'sts-extras\[vectors\]'"):
         import_optional("gensim.models", extra="vectors")
     with pytest.raises(ImportError, match="sts-extras"), requires_extra("vectors"):

@@ -55,7 +55,9 @@ def test_gensim_formats_round_trip(kv, tmp_path, filename, save_options):
 
 def test_gensim_native_and_object(kv, tmp_path):
     kv.save(str(tmp_path / "vectors.kv"))
-    assert_allclose(WordVectors.load(tmp_path / "vectors.kv").vectors, kv.vectors)
+    assert_allclose(
+        WordVectors.load(tmp_path / "vectors.kv", trust_pickle=True).vectors, kv.vectors
+    )
     wrapped = WordVectors.from_gensim(kv, name="toy")
     assert wrapped.name == "toy" and len(wrapped) == len(WORDS) and wrapped.dim == 5
     assert np.shares_memory(wrapped.vectors, kv.vectors)  # no copy of the table

@@ -17,6 +17,7 @@ import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
+from sts_extras._validation import check_real_columns
 from sts_extras.stats import dependent
 
 _DESCRIPTION = """
@@ -146,6 +147,17 @@ class Steiger(evaluate.Comparison):
                 "https://doi.org/10.1371/journal.pone.0121945",
             ],
         )
+
+    # Arrow would parse "0.5" and turn True into 1.0 for the float64 features: refuse them first.
+    def add_batch(self, **columns):
+        """Add a batch of scores; booleans, complex numbers and strings are refused."""
+        check_real_columns(**columns)
+        return super().add_batch(**columns)
+
+    def add(self, **columns):
+        """Add the scores of one item; booleans, complex numbers and strings are refused."""
+        check_real_columns(**columns)
+        return super().add(**columns)
 
     def _compute(
         self,

@@ -31,14 +31,22 @@ from sts_extras._validation import check_open_unit_interval, check_positive_int,
 from sts_extras.errors import UserInputError, UserInputTypeError
 
 __all__ = [
+    "MAX_PAIRS",
     "CampaignPlan",
     "DesignWarning",
     "ballot_sizes",
+    "clean_label",
+    "clean_labels",
     "draw_pairs",
     "plan_adaptive",
     "plan_uniform",
     "round_half_up",
 ]
+
+
+#: Most pairs :func:`draw_pairs` draws for one ballot: 10 million (about 2 GB and 16 s to draw
+#: and write as CSV; a real campaign, such as the paper's, has tens of thousands).
+MAX_PAIRS = 10_000_000
 
 
 class DesignWarning(UserWarning):
@@ -52,6 +60,25 @@ def round_half_up(value: float) -> int:
     (990 -> 495 -> 248 -> 124 -> 62 -> 31 -> 16) but not in general.
     """
     return math.floor(value + 0.5)
+
+
+def clean_label(label: Any) -> Any:
+    """``label`` with surrounding whitespace stripped if it is a string; blank -> None (missing).
+
+    Item names and the tie label are compared after this, everywhere (votes, ``items``, the
+    command line's ``--items`` file), so ``" a "`` and ``"a"`` are one item and a blank cell is
+    a missing label, never an item named ``""``.
+    """
+    if isinstance(label, str):
+        label = label.strip()
+        return label or None
+    return label
+
+
+def clean_labels(labels: np.ndarray) -> np.ndarray:
+    """:func:`clean_label` of each element of an object array."""
+    # fromiter keeps tuple labels as single elements (assigning a list could broadcast them)
+    return np.fromiter((clean_label(label) for label in labels), dtype=object, count=labels.size)
 
 
 @dataclass(frozen=True)
@@ -456,6 +483,13 @@ def draw_pairs(
         left/right position. An item never meets itself; with fewer than ``m + 1`` items some
         pairs necessarily repeat.
 
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        A ``ValueError``: fewer than 2 items, a blank label, two labels equal once surrounding
+        whitespace is stripped (:func:`score_votes` would merge them), or more than
+        :data:`MAX_PAIRS` pairs (checked before anything is allocated).
+
     Examples
     --------
     >>> pairs = draw_pairs(["a", "b", "c", "d", "e"], 4, seed=0)
@@ -468,6 +502,7 @@ def draw_pairs(
     rng = check_seed(seed)
     if isinstance(items, (int, np.integer)) and not isinstance(items, bool):
         n_items = check_positive_int(items, "items", minimum=2)
+        _check_pair_count(n_items, m)
         return draw_pair_indices(n_items, m, rng)
     if isinstance(items, (str, bytes, bool)):
         raise UserInputTypeError(f"`items` must be a count or a sequence of labels, got {items!r}.")
@@ -477,6 +512,25 @@ def draw_pairs(
         labels[:] = list(items)
     if labels.size < 2:
         raise UserInputError(f"`items` needs at least 2 items to pair, got {labels.size}.")
-    if len(set(labels.tolist())) != labels.size:
-        raise UserInputError("`items` must be distinct labels; some label appears twice.")
+    cleaned = clean_labels(labels.astype(object)).tolist()
+    if None in cleaned:
+        position = cleaned.index(None)
+        raise UserInputError(f"`items` holds a blank or missing label at position {position}.")
+    if len(set(cleaned)) != labels.size:
+        raise UserInputError(
+            "`items` must be distinct labels (compared without surrounding whitespace); some "
+            "label appears twice."
+        )
+    _check_pair_count(labels.size, m)
     return labels[draw_pair_indices(labels.size, m, rng)]
+
+
+def _check_pair_count(n_items: int, m: int) -> None:
+    """Refuse a ballot larger than :data:`MAX_PAIRS` before allocating it."""
+    n_pairs = _pairs_for(n_items, m)
+    if n_pairs > MAX_PAIRS:
+        raise UserInputError(
+            f"`m` = {m} appearances of {n_items} items make {n_pairs} pairs in one ballot; at "
+            f"most {MAX_PAIRS} are drawn (about 200 bytes of memory each while drawing and "
+            "writing them). Lower `m` or split the items into several campaigns."
+        )

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sts_extras._validation import as_paired_vectors, check_choice, check_open_unit_interval
-from sts_extras.annotation.design import round_half_up
+from sts_extras.annotation.design import clean_label, clean_labels, round_half_up
 from sts_extras.errors import UserInputError, UserInputTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -263,7 +263,10 @@ def _votes_frame(votes: Any) -> pd.DataFrame:
         )
     if len(frame) == 0:
         raise UserInputError("`votes` has no rows.")
-    return frame.reset_index(drop=True)
+    frame = frame.reset_index(drop=True)  # a new frame: the caller's table is left as it was
+    for column in VOTE_COLUMNS[:3]:
+        frame[column] = clean_labels(frame[column].to_numpy(dtype=object))
+    return frame
 
 
 def _first_bad(mask: np.ndarray) -> int | None:
@@ -289,7 +292,10 @@ def _encode_items(frame: pd.DataFrame, items: Any) -> tuple[np.ndarray, np.ndarr
     else:
         if isinstance(items, (str, bytes)):
             raise UserInputTypeError(f"`items` must be a sequence of item labels, got {items!r}.")
-        labels = np.asarray(list(items), dtype=object)
+        labels = clean_labels(np.asarray(list(items), dtype=object))
+        blank = _first_bad(pd.isna(labels))
+        if blank is not None:
+            raise UserInputError(f"`items` holds a blank or missing label at position {blank}.")
         index = pd.Index(labels)
         if not index.is_unique:
             raise UserInputError("`items` must hold distinct labels; some label appears twice.")
@@ -308,6 +314,20 @@ def _encode_items(frame: pd.DataFrame, items: Any) -> tuple[np.ndarray, np.ndarr
     return code_a.astype(np.int64), code_b.astype(np.int64), labels
 
 
+def _check_tie_label(labels: np.ndarray, code_a: np.ndarray, code_b: np.ndarray, tie: Any) -> None:
+    """Refuse an item named like the tie label: its wins and the ties could not be told apart."""
+    clash = next((code for code, label in enumerate(labels) if label == tie), None)
+    if clash is None:
+        return
+    row = _first_bad((code_a == clash) | (code_b == clash))
+    item = f"Vote {_row(row)}: item" if row is not None else "Item of `items`"
+    raise UserInputError(
+        f"{item} {labels[clash]!r} has the same name as the tie label {tie!r}, so a "
+        f"winner {tie!r} would be ambiguous; choose another tie label (`tie_label`, "
+        "--tie-label on the command line)."
+    )
+
+
 def _points(frame: pd.DataFrame, tie_label: Any) -> np.ndarray:
     import pandas as pd
 
@@ -320,8 +340,9 @@ def _points(frame: pd.DataFrame, tie_label: Any) -> np.ndarray:
     is_tie = ~missing & (winner == tie_label) & ~is_a & ~is_b
     bad = _first_bad(~(is_a | is_b | is_tie))
     if bad is not None:
+        value = "is missing, so it is" if missing[bad] else f"= {winner[bad]!r} is"
         raise UserInputError(
-            f"Vote {_row(bad)}: `winner` = {winner[bad]!r} is neither item_a "
+            f"Vote {_row(bad)}: `winner` {value} neither item_a "
             f"({raw_a[bad]!r}) nor item_b ({raw_b[bad]!r}) nor the tie label {tie_label!r}."
         )
     return np.where(is_a, 1.0, np.where(is_b, 0.0, 0.5))
@@ -426,7 +447,8 @@ def score_votes(
         items without votes are reported in ``unvoted_items``. Equal scores are ranked in this
         order (default: order of first appearance in ``votes``).
     tie_label : object, default "tie"
-        Value of ``winner`` that marks a tie.
+        Value of ``winner`` that marks a tie. No item may have this name (an error: a winner
+        equal to it would be ambiguous).
     update : {"paper", "published-code"}, default "paper"
         Score-update rule, see :data:`UPDATES`: the paper's Eq. 5 with selection by
         :math:`\\bar y`, or the authors' published simulation.
@@ -438,15 +460,20 @@ def score_votes(
     Raises
     ------
     sts_extras.errors.UserInputError
-        A ``ValueError`` naming the row or parameter: an unknown item, a missing label, an item
-        compared with itself, a winner that is neither item nor a tie, a ballot number that is not
-        1..K, a ballot holding an item that was not selected or more items than selected,
-        ``alpha`` outside (0, 1), or fewer than 2 items selectable for a ballot.
+        A ``ValueError`` naming the row or parameter: an unknown item, a missing (or blank)
+        label, an item named like ``tie_label``, an item compared with itself, a winner that is
+        neither item nor a tie, a ballot number that is not 1..K, a ballot holding an item that
+        was not selected or more items than selected, ``alpha`` outside (0, 1), or fewer than 2
+        items selectable for a ballot.
     sts_extras.errors.UserInputTypeError
         A ``TypeError``: if ``votes`` is not a table.
 
     Notes
     -----
+    String labels (in ``item_a``, ``item_b``, ``winner``, ``items`` and ``tie_label``) are
+    compared with surrounding whitespace stripped, so ``" a "`` and ``"a"`` are one item, named
+    ``"a"`` in the table; a blank string is a missing label.
+
     .. math::
 
         x_i = \\frac{n^w_i + n^t_i / 2}{M_i}, \\qquad
@@ -479,8 +506,12 @@ def score_votes(
     if alpha is not None:
         alpha = check_open_unit_interval(alpha, "alpha")
     check_choice(update, "update", UPDATES)
+    tie_label = clean_label(tie_label)
+    if tie_label is None:
+        raise UserInputError("`tie_label` must not be blank or missing.")
     frame = _votes_frame(votes)
     code_a, code_b, labels = _encode_items(frame, items)
+    _check_tie_label(labels, code_a, code_b, tie_label)
     points = _points(frame, tie_label)
     ballots = _ballots(frame)
     scorer = BallotScorer(labels.size, update=update)

@@ -60,6 +60,7 @@ from sts_extras.errors import UserInputError
 
 __all__ = [
     "APPROACHES",
+    "DEFAULT_N_ITEMS",
     "METRICS",
     "PUBLISHED_CODE_SETTINGS",
     "TABLE2",
@@ -70,6 +71,8 @@ __all__ = [
 ]
 
 APPROACHES = ("uniform", "adaptive")
+#: Items of a simulated campaign without ``z``: the paper's 990 (§4.1.1).
+DEFAULT_N_ITEMS = 990
 METRICS = ("rho_w", "tau_w", "spearman", "kendall")
 
 #: Table 2 of Lombardo et al. (2020): (mean, sd) over 50 simulations. The Exponential row's
@@ -232,11 +235,18 @@ class CampaignSimulationResult:
         return "\n".join(lines)
 
 
-def _setup(distribution: str, z: Any, n_items: int) -> tuple[str, np.ndarray]:
+def _setup(distribution: str, z: Any, n_items: int | None) -> tuple[str, np.ndarray]:
     """Name and underlying similarities of a campaign: the user's ``z`` or a §4.1.1 law."""
     if z is not None:
-        return "custom", as_similarities(z)
+        z = as_similarities(z)
+        if n_items is not None and n_items != z.size:
+            raise UserInputError(
+                f"`n_items` = {n_items!r} disagrees with the {z.size} similarities of `z`; "
+                "leave it out (it is then len(z))."
+            )
+        return "custom", z
     check_choice(distribution, "distribution", DISTRIBUTIONS)
+    n_items = DEFAULT_N_ITEMS if n_items is None else n_items
     return distribution, underlying_similarity(n_items, distribution)
 
 
@@ -245,7 +255,7 @@ def simulate_campaigns(
     *,
     z: Any = None,
     n_reps: int = 50,
-    n_items: int = 990,
+    n_items: int | None = None,
     m: int = 20,
     alpha: float = 0.5,
     n_ballots: int = 7,
@@ -272,11 +282,13 @@ def simulate_campaigns(
         Underlying similarity of §4.1.1 (ignored when ``z`` is given).
     z : array_like, optional
         Your own underlying similarities in [-1, 1] (e.g. cosine similarities of your items);
-        ``n_items`` is then ``len(z)``.
+        ``n_items`` is then ``len(z)``, and another ``n_items`` is an error.
     n_reps : int, default 50
         Repetitions; each resamples every voter's :math:`\\sigma^*_v`, :math:`\\epsilon_v`,
         :math:`\\eta^{(v)}_i`, the pairs and the votes.
-    n_items, m, alpha, n_ballots : see :func:`~sts_extras.annotation.design.plan_adaptive`.
+    n_items : int, optional
+        Items of the §4.1.1 law (default 990, the paper's); ``len(z)`` when ``z`` is given.
+    m, alpha, n_ballots : see :func:`~sts_extras.annotation.design.plan_adaptive`.
     n_voters, sigma_range, epsilon_range, relatedness, sigma_form :
         See :func:`~sts_extras.annotation.voters.sample_voters`.
     update : {"paper", "published-code"}, default "paper"
@@ -373,7 +385,7 @@ def trace_adaptive_campaign(
     distribution: str = "exponential",
     *,
     z: Any = None,
-    n_items: int = 990,
+    n_items: int | None = None,
     m: int = 20,
     alpha: float = 0.5,
     n_ballots: int = 7,

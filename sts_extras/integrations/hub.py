@@ -10,6 +10,9 @@ a :class:`ModelSource` here, so a model is named, found and cached the same way 
 * anything else: a Hugging Face Hub id (``"org/name"``, or a sentence-transformers model without
   its organisation), which must be in the local Hugging Face cache when ``HF_HUB_OFFLINE`` is set.
 
+A Hub id that is not in the local cache is looked up on the Hub with one request of at most
+:data:`HUB_TIMEOUT` seconds; a Hub that cannot be reached is a :class:`UserInputError` then and
+there, not a model that fails after the loaders' retries (over a minute without network).
 ``huggingface_hub`` is imported only when a Hub id is checked.
 """
 
@@ -27,8 +30,11 @@ from sts_extras.errors import UserInputError
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_MODEL_DISPLAY_NAME",
+    "HUB_TIMEOUT",
+    "MODEL_FILES",
     "ModelSource",
     "directory_fingerprint",
+    "hub_model_exists",
     "hub_offline",
     "is_default_model",
     "one_line",
@@ -44,6 +50,11 @@ DEFAULT_MODEL_DISPLAY_NAME = "all-MiniLM-L6-v2"
 _DEFAULT_MODEL_ALIASES = frozenset({DEFAULT_MODEL.lower(), DEFAULT_MODEL_DISPLAY_NAME.lower()})
 # folder names that say nothing about the model (the model is named by its parent folder)
 _ANONYMOUS_FOLDER = re.compile(r"model|snapshot|[0-9a-f]{40}")
+#: A model directory holds one of these: sentence-transformers' module list or its settings, or
+#: the ``config.json`` of a transformers model (which sentence-transformers mean-pools).
+MODEL_FILES = ("modules.json", "config_sentence_transformers.json", "config.json")
+#: Seconds one request to the Hugging Face Hub may take when a model name is checked.
+HUB_TIMEOUT = 5.0
 
 
 @dataclass(frozen=True)
@@ -141,9 +152,20 @@ def resolve_sentence_transformer(
             f"{argument} must be a model name or a directory, got {type(spec).__name__}."
         )
     text = os.fspath(spec)
+    if not text.strip():  # Path("") is the current directory
+        raise UserInputError(
+            f"{argument} is empty; give a sentence-transformers model directory or a Hugging "
+            "Face model name."
+        )
     path = Path(text).expanduser()
     if path.is_dir():
         resolved = path.resolve()
+        if not any((resolved / name).is_file() for name in MODEL_FILES):
+            raise UserInputError(
+                f"{argument} {text!r} is a directory with no model in it (none of "
+                f"{', '.join(MODEL_FILES)}); give the folder a sentence-transformers model was "
+                "saved to (model.save(...)) or a Hugging Face model name."
+            )
         display = _display_name(resolved)
         return ModelSource(display, f"local/{display}", resolved)
     if path.exists():
@@ -195,10 +217,50 @@ def _hub_model_exists(spec: str, repo_id: str, argument: str) -> bool:
         ) from None
     if constants.HF_HUB_OFFLINE:
         return False
+    return hub_model_exists(repo_id, argument=argument, spec=spec)
+
+
+def hub_model_exists(repo_id: str, *, argument: str, spec: str | None = None) -> bool:
+    """Ask the Hugging Face Hub, once and within :data:`HUB_TIMEOUT` seconds, if ``repo_id`` exists.
+
+    Parameters
+    ----------
+    repo_id : str
+        A Hub model id.
+    argument : str
+        How the value is called in error messages (the CLI option).
+    spec : str, optional
+        What the user typed, if not ``repo_id``.
+
+    Returns
+    -------
+    bool
+        True for a model repository (gated ones too), False when the Hub has none of that name.
+
+    Raises
+    ------
+    UserInputError
+        The Hub cannot be reached (no network, a timeout, a server error): the message says to
+        connect, or to set ``HF_HUB_OFFLINE=1`` and use cached models and local directories.
+    """
+    import huggingface_hub
+    from huggingface_hub import constants
+    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError
+
     try:
-        return bool(huggingface_hub.repo_exists(repo_id))
-    except Exception:  # noqa: BLE001 -- no network: loading will report it for this model
+        huggingface_hub.HfApi().repo_info(repo_id, timeout=HUB_TIMEOUT)
+    except GatedRepoError:  # exists; access is the loader's business
         return True
+    except RepositoryNotFoundError:
+        return False
+    except Exception as error:  # noqa: BLE001 -- no network, DNS, timeout, 5xx: all unreachable
+        raise UserInputError(
+            f"{argument} {spec or repo_id!r} is not in the local Hugging Face cache, and the "
+            f"Hugging Face Hub ({constants.ENDPOINT}) could not be reached "
+            f"({type(error).__name__}: {one_line(error, 120)}); connect to the network, or set "
+            "HF_HUB_OFFLINE=1 to use only cached models and local directories."
+        ) from None
+    return True
 
 
 def hub_offline() -> bool:

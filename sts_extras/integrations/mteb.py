@@ -9,7 +9,8 @@ module, and ``tests/test_integrations_mteb.py`` says which:
 * the model registry (``MODEL_REGISTRY``), for known model metadata and close-match hints, and
   the models it loads with ``mteb.get_model`` (their prompts, loader arguments and revision);
 * the sentence-transformers and embedding-cache wrappers (``SentenceTransformerEncoderWrapper``,
-  ``CachedEmbeddingWrapper``);
+  ``CachedEmbeddingWrapper``) and the embedding cache's files (``NumpyCache``), which
+  :func:`cached_encoder` checks against a manifest before MTEB reads them;
 * the per-pair prediction files ``mteb.evaluate(prediction_folder=...)`` writes, and the scores
   and errors of the ``ModelResult`` it returns;
 * the loggers and warnings of MTEB's harmless chatter, silenced by :func:`quiet_mteb`.
@@ -20,6 +21,7 @@ MTEB itself is imported inside the functions: importing this module is free.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import json
 import logging
@@ -30,6 +32,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from sts_extras.errors import CacheError
+from sts_extras.integrity import discard, verify_manifest, write_manifest
 
 __all__ = [
     "COSINE_SCORES_KEY",
@@ -168,15 +173,42 @@ def load_from_registry(name: str, **loader_kwargs: Any) -> Any:
     return mteb.get_model(name, revision=meta.revision, **loader_kwargs)
 
 
+#: Rows MTEB's embedding cache starts with (it doubles them when full): small, as every file is
+#: hashed after each write and before each first read (MTEB's default, 100 000, is 150 MB at
+#: 384 dimensions).
+_EMBEDDING_ROWS = 1024
+
+
 def cached_encoder(model: Any, folder: Path) -> Any:
     """Wrap an MTEB encoder so that its embeddings are cached on disk under ``folder``.
 
     ``folder`` must name everything the embeddings depend on (model, revision, loader settings):
-    the cache is kept per task and prompt type below it.
+    the cache is kept per task and prompt type below it, each folder with a manifest
+    (:mod:`sts_extras.integrity`) holding the model's name and revision, the folder's path below
+    ``folder`` (the task) and the size and hash of every file. Before MTEB first reads a folder
+    it is checked against its manifest; a changed, missing or unlisted file, a folder without a
+    manifest (a crash while writing, or an older sts-extras) or one built for other settings is
+    discarded with one :class:`~sts_extras.integrity.CacheDiscardedWarning` and encoded again.
+    After each write MTEB makes, the manifest is written anew. A folder is checked with all
+    below it: STS tasks encode without a prompt type, so each is a leaf; a task with prompt
+    types (MTEB keeps their caches below the plain one) is re-encoded, never misread.
+
+    Raises
+    ------
+    sts_extras.errors.CacheError
+        When MTEB first reads a folder that failed its check and cannot be removed (the message
+        names it and says to delete it).
     """
     from mteb.models.cache_wrappers import CachedEmbeddingWrapper
 
-    return CachedEmbeddingWrapper(model, folder)
+    meta = getattr(model, "mteb_model_meta", None)
+    key = {
+        "model": None if meta is None else str(meta.name),
+        "revision": None if meta is None else str(meta.revision),
+    }
+    backend: Any = functools.partial(_verified_numpy_cache(), root=Path(folder), key=key)
+    # typed as a class, but MTEB only calls it with the folder: a partial with our arguments fits
+    return CachedEmbeddingWrapper(model, folder, cache_backend=backend)
 
 
 def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_root: Path) -> Any:
@@ -192,7 +224,8 @@ def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_r
     revision : str
         Names the exact model files (MTEB's results and the cache are kept per revision).
     cache_root : pathlib.Path
-        The embeddings go to ``cache_root/<name as path>/<revision>/<task>/``.
+        The embeddings go to ``cache_root/<name as path>/<revision>/<task>/``, checked as
+        :func:`cached_encoder` says.
 
     Returns
     -------
@@ -206,6 +239,52 @@ def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_r
     wrapper.mteb_model_meta = meta.model_copy(update={"name": name, "revision": revision})
     folder = cache_root / wrapper.mteb_model_meta.model_name_as_path() / revision
     return cached_encoder(wrapper, folder)
+
+
+@functools.cache
+def _verified_numpy_cache() -> type:
+    """MTEB's ``NumpyCache``, checked against a manifest before it loads and after it saves."""
+    from mteb.models.cache_wrappers.cache_backends import NumpyCache
+
+    class VerifiedNumpyCache(NumpyCache):
+        """``NumpyCache`` in a folder verified by its manifest.
+
+        Parameters
+        ----------
+        directory : path
+            The folder MTEB chose for one task (and prompt type) below ``root``.
+        root : pathlib.Path
+            The folder given to :func:`cached_encoder`.
+        key : dict
+            The model's name and revision; the folder's path below ``root`` is added.
+        """
+
+        def __init__(self, directory: str | Path, *, root: Path, key: dict[str, Any]) -> None:
+            directory = Path(directory)
+            self.manifest_key = {**key, "entry": directory.relative_to(root).as_posix()}
+            _discard_unverified(directory, self.manifest_key)
+            super().__init__(directory, initial_vectors=_EMBEDDING_ROWS)
+
+        def save(self) -> None:
+            super().save()
+            write_manifest(self.directory, self.manifest_key)
+
+    return VerifiedNumpyCache
+
+
+def _discard_unverified(directory: Path, key: dict[str, Any]) -> None:
+    """Remove an embedding cache folder that fails its check, before MTEB reads it."""
+    if not directory.is_dir() or not any(path.is_file() for path in directory.rglob("*")):
+        return  # nothing cached yet
+    reason = verify_manifest(directory, key)
+    if reason is None:
+        return
+    discard(directory, reason)
+    if directory.exists():
+        raise CacheError(
+            f"The embedding cache {directory} failed its check ({reason}) and could not be "
+            f"removed; delete the folder {directory} and run again."
+        )
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from sts_extras.leaderboard.pipeline import DEFAULT_OUTPUT, run_leaderboard
+from sts_extras.leaderboard.resolve import MIN_RESAMPLES, check_n_resamples
 
 __all__ = ["add_arguments", "run"]
 
@@ -41,6 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "MaxPool-Jaccard and DynaMax-Jaccard (repeatable)",
     )
     parser.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="read --vectors files in gensim's native .kv/.model format: they are Python "
+        "pickles, and reading one runs any code stored in it (only for files you trust; the "
+        "other formats hold only data)",
+    )
+    parser.add_argument(
         "--task",
         action="append",
         metavar="NAME",
@@ -64,7 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=10000,
         metavar="N",
-        help="bootstrap resamples per task, shared by its models (default: 10000)",
+        help=f"bootstrap resamples per task, shared by its models (at least {MIN_RESAMPLES}; "
+        "default: 10000)",
     )
     parser.add_argument(
         "--test",
@@ -107,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
     errors raise :class:`~sts_extras.errors.UserInputError` (the dispatcher prints one line and
     exits with 2).
     """
+    check_n_resamples(args.n_resamples, "--n-resamples")  # before the output is touched
     result = run_leaderboard(
         models=args.model,
         vectors=args.vectors,
@@ -123,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         figures=not args.no_figures,
         progress=not args.no_progress,
         trust_remote_code=args.trust_remote_code,
+        trust_pickle=args.trust_pickle,
     )
     output = Path(args.output).expanduser()
     # the report as written: it also says which prediction key each model's scores came from

@@ -14,7 +14,10 @@ fingerprint of the model files) and distilled static vectors
 evaluated before with the same model files, data and versions is not evaluated again: the files
 MTEB wrote then are copied back (:mod:`~sts_extras.leaderboard.evaluation_store`), so a re-run
 neither loads the model nor imports sentence-transformers. All of it lives under
-``$STS_EXTRAS_CACHE`` (default ``~/.cache/sts_extras``).
+``$STS_EXTRAS_CACHE`` (default ``~/.cache/sts_extras``). Encodings and stored evaluations are
+checked against their manifests before they are read (:mod:`sts_extras.integrity`): one that fails
+is discarded with a :class:`~sts_extras.integrity.CacheDiscardedWarning` and rebuilt, so a damaged
+cache costs time, never a different number.
 
 Scores. Every model is scored by its own similarity: the ``similarity_scores`` of MTEB's
 prediction files (for DynaMax, DynaMax itself), on every STS task, whatever the task's main score

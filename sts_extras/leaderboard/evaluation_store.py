@@ -8,6 +8,12 @@ the task's run settings are copied to ``<cache>/evaluations/<model key>/<task ke
 task of a model is there, they are copied back into the output instead of evaluating: the
 per-pair scores, and so every report, are byte-identical to those of the run that stored them.
 
+Each task's folder is written whole or not at all (:func:`sts_extras.integrity.atomic_directory`)
+with a manifest of the size and hash of every file and the (model key, task key) it was stored
+under. A lookup checks it: a changed, missing or unlisted file, a folder without a manifest or
+stored under other keys is discarded with one
+:class:`~sts_extras.integrity.CacheDiscardedWarning`, and the model is evaluated again.
+
 The keys name everything the files depend on. The model key: the model's identity (a
 sentence-transformers name, the revision of its files and ``trust_remote_code``; a model of MTEB's
 registry by its name, the revision MTEB pins, and the loader and loader arguments MTEB builds it
@@ -23,15 +29,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
 
 __all__ = [
     "NOT_EVALUATION_CODE",
@@ -148,24 +154,38 @@ class EvaluationStore:
     """
 
     def __init__(self, root: Path, key: str) -> None:
+        self.key = key
         self.folder = root / key
 
+    def _manifest_key(self, task_key: str) -> dict[str, str]:
+        return {"model": self.key, "task": task_key}
+
     def lookup(self, task_keys: Mapping[str, str]) -> dict[str, StoredTask] | None:
-        """Every task's stored evaluation (task name -> task key), or None if one is missing."""
+        """Every task's stored evaluation (task name -> task key), or None if one is missing.
+
+        A stored task that fails its check is discarded (with a warning) and counts as missing.
+        """
         found = {}
         for name, key in task_keys.items():
             folder = self.folder / key
-            try:
-                record = json.loads((folder / _RECORD).read_text(encoding="utf-8"))
-                found[name] = StoredTask(
-                    folder,
-                    record["mteb_name"],
-                    record["mteb_revision"],
-                    record["run_settings"],
-                    {(subset, split): value for subset, split, value in record["pearson"]},
-                )
-            except (OSError, ValueError, KeyError, TypeError):  # absent or unreadable
+            if not folder.exists():
                 return None
+            reason = verify_manifest(folder, self._manifest_key(key))
+            if reason is None:
+                try:
+                    record = json.loads((folder / _RECORD).read_text(encoding="utf-8"))
+                    found[name] = StoredTask(
+                        folder,
+                        record["mteb_name"],
+                        record["mteb_revision"],
+                        record["run_settings"],
+                        {(subset, split): value for subset, split, value in record["pearson"]},
+                    )
+                    continue
+                except (OSError, ValueError, KeyError, TypeError) as error:
+                    reason = f"{folder / _RECORD} is unreadable ({type(error).__name__})"
+            discard(folder, reason)
+            return None
         return found
 
     def save(
@@ -178,26 +198,21 @@ class EvaluationStore:
         run_settings: list[dict[str, Any]],
         pearson: Mapping[tuple[str, str], float | None],
     ) -> None:
-        """Keep copies of the files MTEB wrote for one task; a crash leaves no partial entry."""
+        """Keep copies of the files MTEB wrote for one task, with their manifest.
+
+        A crash leaves the previous entry or none, never a partial one.
+        """
+        record = {
+            "mteb_name": mteb_name,
+            "mteb_revision": mteb_revision,
+            "run_settings": run_settings,
+            "pearson": [[subset, split, value] for (subset, split), value in pearson.items()],
+        }
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.folder))
+            with atomic_directory(self.folder / task_key) as staging:
+                for file in files:
+                    shutil.copyfile(file, staging / file.name)
+                (staging / _RECORD).write_text(json.dumps(record), encoding="utf-8")
+                write_manifest(staging, self._manifest_key(task_key))
         except OSError:
-            return  # a store that cannot be written costs a re-run its speed, nothing else
-        try:
-            for file in files:
-                shutil.copyfile(file, staging / file.name)
-            record = {
-                "mteb_name": mteb_name,
-                "mteb_revision": mteb_revision,
-                "run_settings": run_settings,
-                "pearson": [[subset, split, value] for (subset, split), value in pearson.items()],
-            }
-            (staging / _RECORD).write_text(json.dumps(record), encoding="utf-8")
-            target = self.folder / task_key
-            shutil.rmtree(target, ignore_errors=True)
-            os.replace(staging, target)  # whole or absent for a concurrent reader
-        except OSError:
-            pass  # as above
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            pass  # a store that cannot be written costs a re-run its speed, nothing else

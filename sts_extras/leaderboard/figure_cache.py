@@ -3,8 +3,10 @@
 Drawing the PNGs (and importing matplotlib) is the largest part of a re-run whose scores come
 from the caches. The figures are a function of the :class:`LeaderboardResult`, the plotting code
 and matplotlib, so a key of the three is kept in ``<output>/.figures.json`` with the name, size
-and modification time of every PNG written; when the key and the files are unchanged, the figures
-are left as they are. A result that cannot be pickled has no key and is always drawn.
+and BLAKE2b digest of every PNG written. When the key is unchanged and every PNG still has its
+recorded bytes, the figures are kept (copied when the run writes to a new folder); a damaged or
+replaced PNG makes them all be drawn again. A result that cannot be pickled has no key and is
+always drawn.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
+import shutil
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
+from sts_extras.integrity import atomic_write_text, file_digest
 from sts_extras.leaderboard.evaluation_store import code_stamp
 from sts_extras.leaderboard.scoring import LeaderboardResult
 
@@ -35,28 +40,51 @@ def figures_key(result: LeaderboardResult) -> str | None:
     return digest.hexdigest()
 
 
-def _file_stamp(path: Path) -> list[object]:
-    info = path.stat()
-    return [path.name, info.st_size, info.st_mtime_ns]
+def _file_stamp(path: Path) -> list[Any]:
+    return [path.name, path.stat().st_size, file_digest(path)]
 
 
-def write_figures_if_changed(result: LeaderboardResult, output: Path) -> list[Path]:
-    """Write the figures of ``result`` to ``output`` unless the same ones are there; the paths."""
+def _kept(key: str, source: Path, output: Path) -> list[Path] | None:
+    """The figures recorded in ``source`` under ``key``, in ``output`` with the recorded bytes;
+    None when there is no such record or a file differs from it."""
+    try:
+        record = json.loads((source / STAMP_FILE).read_text(encoding="utf-8"))
+        if record["key"] != key:
+            return None
+        paths = []
+        for name, size, digest in record["files"]:
+            path = output / Path(name).name
+            if source != output:
+                shutil.copyfile(source / path.name, path)
+            if _file_stamp(path) != [name, size, digest]:
+                return None
+            paths.append(path)
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or changed: draw
+        return None
+    if source != output:
+        atomic_write_text(output / STAMP_FILE, json.dumps(record))
+    return paths
+
+
+def write_figures_if_changed(
+    result: LeaderboardResult, output: Path, *, reuse_from: Path | None = None
+) -> list[Path]:
+    """Write the figures of ``result`` to ``output`` unless the same ones are there; the paths.
+
+    ``reuse_from`` is the folder whose figures may be kept (default ``output`` itself): the run
+    writes a new report set into a staging folder and keeps the figures of the set it replaces.
+    """
     key = figures_key(result)
     stamp = output / STAMP_FILE
     if key is not None:
-        try:
-            record = json.loads(stamp.read_text(encoding="utf-8"))
-            paths = [output / name for name, _, _ in record["files"]]
-            if record["key"] == key and [_file_stamp(p) for p in paths] == record["files"]:
-                return paths
-        except (OSError, ValueError, KeyError, TypeError):  # none yet, or changed: draw
-            pass
+        kept = _kept(key, output if reuse_from is None else reuse_from, output)
+        if kept is not None:
+            return kept
     from sts_extras.leaderboard.figures import write_figures
 
     stamp.unlink(missing_ok=True)  # no stale record while drawing
     paths = write_figures(result, output)
     if key is not None:
         record = {"key": key, "files": [_file_stamp(path) for path in paths]}
-        stamp.write_text(json.dumps(record), encoding="utf-8")
+        atomic_write_text(stamp, json.dumps(record))
     return paths

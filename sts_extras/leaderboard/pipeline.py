@@ -6,6 +6,9 @@
 statistics), :mod:`~sts_extras.leaderboard.report` and :mod:`~sts_extras.leaderboard.figures`
 (the outputs).
 Heavy libraries (MTEB, torch, matplotlib) are imported when a run starts.
+
+One run, one report set: everything is written to a staging folder inside the output and swapped
+in at the end (:mod:`~sts_extras.leaderboard.report_set`).
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras._validation import check_choice, check_positive_int
+from sts_extras.integrity import file_digest, write_manifest
 from sts_extras.leaderboard import report, resolve
 from sts_extras.leaderboard.evaluation import evaluate_models
+from sts_extras.leaderboard.report_set import commit, recover_output, staging_folder
 from sts_extras.leaderboard.scoring import LeaderboardResult, score_leaderboard
 from sts_extras.optional import check_installed
 
@@ -45,6 +50,7 @@ def run_leaderboard(
     progress: bool = True,
     cache_dir: str | os.PathLike | None = None,
     trust_remote_code: bool = False,
+    trust_pickle: bool = False,
 ) -> LeaderboardResult:
     """Run models × tasks through ``mteb.evaluate`` and write the leaderboard to ``output``.
 
@@ -96,6 +102,9 @@ def run_leaderboard(
         Let models run code from their repositories (passed to sentence-transformers; needed by
         the registry models MTEB loads with ``trust_remote_code=True``). Recorded per model in
         ``leaderboard.json``.
+    trust_pickle : bool, default False
+        Read vector files in gensim's pickle-based ``.kv``/``.model`` format, which runs any code
+        stored in them (CLI: ``--trust-pickle``); refused without it.
 
     Returns
     -------
@@ -109,13 +118,17 @@ def run_leaderboard(
         unknown baseline or an out-of-range option. A model that fails on a task does not raise:
         the failure is reported in the table. Offline (``HF_HUB_OFFLINE``), a registry model
         whose files are not in the local cache; without ``trust_remote_code``, a registry model
-        that needs it.
+        that needs it. After the run but before its set is swapped in (the previous set
+        stays): a folder of the output directory in the place of a report file.
 
     Every model is ranked by its own similarity (MTEB's ``similarity_scores``) on every task;
     ``leaderboard.json`` says per row which prediction key was read (``"score_key"``), and the
     Markdown says which models fell back to the cosine of their embeddings, if any did.
+
+    The output directory holds one complete report set at any time, this run's or the previous
+    one (see the module docstring); a user's own files in it are left alone.
     """
-    check_positive_int(n_resamples, "n_resamples")
+    resolve.check_n_resamples(n_resamples)
     check_positive_int(bins, "bins")
     check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
     _check_methods(test, adjust)
@@ -127,38 +140,50 @@ def run_leaderboard(
     cache = Path(cache_dir).expanduser() if cache_dir is not None else resolve.cache_root()
     task_objects = resolve.resolve_tasks(tasks)
     entries = resolve.resolve_models(
-        models, vectors, sif=sif, cache_dir=cache, trust_remote_code=trust_remote_code
+        models,
+        vectors,
+        sif=sif,
+        cache_dir=cache,
+        trust_remote_code=trust_remote_code,
+        trust_pickle=trust_pickle,
     )
     baseline_name = resolve.resolve_baseline(baseline, entries)
 
-    units, model_info, score_keys = evaluate_models(
-        entries, task_objects, output_dir, progress=progress, cache_dir=cache
-    )
-    result = score_leaderboard(
-        units,
-        [entry.name for entry in entries],
-        baseline=baseline_name,
-        bins=bins,
-        n_resamples=n_resamples,
-        seed=seed,
-        round_scores=round_scores,
-        test=test,
-        adjust=adjust,
-        progress=progress,
-    )
-    report.write_markdown(result, output_dir / "leaderboard.md", score_keys=score_keys)
-    report.write_csv(result, output_dir / "leaderboard.csv")
-    report.write_json(
-        result,
-        output_dir / "leaderboard.json",
-        models=model_info,
-        extra={"versions": _versions()},
-        score_keys=score_keys,
-    )
-    if figures:
-        from sts_extras.leaderboard.figure_cache import write_figures_if_changed
+    recover_output(output_dir)
+    with staging_folder(output_dir) as staging:
+        units, model_info, score_keys = evaluate_models(
+            entries, task_objects, staging, progress=progress, cache_dir=cache
+        )
+        result = score_leaderboard(
+            units,
+            [entry.name for entry in entries],
+            baseline=baseline_name,
+            bins=bins,
+            n_resamples=n_resamples,
+            seed=seed,
+            round_scores=round_scores,
+            test=test,
+            adjust=adjust,
+            progress=progress,
+        )
+        report.write_json(
+            result,
+            staging / "leaderboard.json",
+            models=model_info,
+            extra={"versions": _versions()},
+            score_keys=score_keys,
+        )
+        run_id = file_digest(staging / "leaderboard.json")
+        report.write_csv(result, staging / "leaderboard.csv")
+        report.write_markdown(
+            result, staging / "leaderboard.md", score_keys=score_keys, run_id=run_id
+        )
+        if figures:
+            from sts_extras.leaderboard.figure_cache import write_figures_if_changed
 
-        write_figures_if_changed(result, output_dir)
+            write_figures_if_changed(result, staging, reuse_from=output_dir)
+        write_manifest(staging, {"run": run_id})
+        commit(staging, output_dir)
     return result
 
 

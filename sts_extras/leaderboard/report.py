@@ -7,12 +7,18 @@ each result row its rank interval (``"rank_low"``/``"rank_high"``) and the key o
 prediction file its scores were read from (``"score_key"``: ``"similarity_scores"``, the model's
 own similarity, or ``"cosine_scores"``); the Markdown legend names the models that fell back to
 the cosine, if any did.
+
+Each file is written through a temporary file and a rename, so a reader never sees half of one;
+:func:`~sts_extras.leaderboard.pipeline.run_leaderboard` writes the whole set to a staging folder
+and swaps it in at the end. Given a run id, the Markdown names it and the manifest listing every
+file of the run.
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import math
 from collections.abc import Mapping
@@ -20,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sts_extras.integrations.mteb import COSINE_SCORES_KEY, SIMILARITY_SCORES_KEY
+from sts_extras.integrity import MANIFEST_FILE, atomic_write_text
 from sts_extras.leaderboard.scoring import (
     ComparisonStats,
     LeaderboardResult,
@@ -33,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSV_COLUMNS",
+    "files_line",
     "mean_rank_table",
     "pairwise_lines",
     "pairwise_records",
@@ -324,12 +332,26 @@ def score_key_line(result: LeaderboardResult, score_keys: ScoreKeys | None) -> s
     )
 
 
-def to_markdown(result: LeaderboardResult, *, score_keys: ScoreKeys | None = None) -> str:
+def files_line(run_id: str) -> str:
+    """The legend line naming the run and the manifest of its files."""
+    return (
+        f"- **Files**: run `{run_id}` (the BLAKE2b digest of `leaderboard.json`). "
+        f"`{MANIFEST_FILE}` lists every file of this run (these reports, the figures, "
+        "`mteb_results/` and `predictions/`) with its size and BLAKE2b digest. A run writes its "
+        "files to a staging folder and swaps them in at the end, so an interrupted run leaves "
+        "the previous set."
+    )
+
+
+def to_markdown(
+    result: LeaderboardResult, *, score_keys: ScoreKeys | None = None, run_id: str | None = None
+) -> str:
     """The whole report: a section per unit (ranked table), the mean rank and a legend.
 
     ``score_keys`` (unit label -> model -> prediction key, as
     :func:`~sts_extras.leaderboard.evaluation.evaluate_models` returns them) adds a legend line
-    when some model was scored by the cosine of its embeddings instead of its own similarity.
+    when some model was scored by the cosine of its embeddings instead of its own similarity;
+    ``run_id`` adds one naming the run and its manifest (:func:`files_line`).
     """
     settings = result.settings
     out = ["# STS leaderboard", ""]
@@ -401,14 +423,20 @@ def to_markdown(result: LeaderboardResult, *, score_keys: ScoreKeys | None = Non
         "- MTEB's own result files are in `mteb_results/`, its per-pair predictions in "
         "`predictions/`; `leaderboard.json` holds every score used here and every pair of models "
         "per task.",
+        *([files_line(run_id)] if run_id else []),
     ]
     return "\n".join(out) + "\n"
 
 
 def write_markdown(
-    result: LeaderboardResult, path: Path, *, score_keys: ScoreKeys | None = None
+    result: LeaderboardResult,
+    path: Path,
+    *,
+    score_keys: ScoreKeys | None = None,
+    run_id: str | None = None,
 ) -> Path:
-    path.write_text(to_markdown(result, score_keys=score_keys), encoding="utf-8")
+    """Write :func:`to_markdown` to ``path`` (atomically)."""
+    atomic_write_text(path, to_markdown(result, score_keys=score_keys, run_id=run_id))
     return path
 
 
@@ -441,8 +469,9 @@ def csv_header(settings: Any) -> tuple[str, ...]:
 
 
 def write_csv(result: LeaderboardResult, path: Path) -> Path:
-    """One row per model × unit (full precision; empty cells for missing values)."""
-    with path.open("w", encoding="utf-8", newline="") as handle:
+    """One row per model × unit (full precision; empty cells for missing values), written
+    atomically."""
+    with io.StringIO(newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(csv_header(result.settings))
         for task in result.tasks:
@@ -480,6 +509,7 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                     values["error"] or comparison.error,
                 )
                 writer.writerow([_csv_value(value) for value in record])
+        atomic_write_text(path, handle.getvalue())
     return path
 
 
@@ -594,7 +624,8 @@ def _mean_rank_record(result: LeaderboardResult) -> list[dict[str, Any]] | None:
 
 
 def write_json(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:
-    path.write_text(
-        json.dumps(to_json_dict(result, **kwargs), indent=1, ensure_ascii=False), encoding="utf-8"
+    """Write :func:`to_json_dict` (``kwargs`` go to it) to ``path`` (atomically)."""
+    atomic_write_text(
+        path, json.dumps(to_json_dict(result, **kwargs), indent=1, ensure_ascii=False)
     )
     return path

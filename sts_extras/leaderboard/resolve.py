@@ -17,8 +17,9 @@ A ``--model`` name is looked up in this order:
 4. any other Hugging Face Hub id: a sentence-transformers model.
 
 Names are checked, not loaded (:func:`sts_extras.integrations.hub.resolve_sentence_transformer`,
-and for registry models whose files must be in the local cache offline,
-:func:`sts_extras.integrations.hub.snapshot_dir`); models are built one at a time by
+and for registry models :func:`sts_extras.integrations.hub.snapshot_dir`: offline their files must
+be in the local cache, online a model not yet downloaded costs one short request to the Hub, so a
+machine without network is told so at once); models are built one at a time by
 :func:`sts_extras.leaderboard.evaluation.evaluate_models`. sts-extras' own registry models run on
 NumPy over vectors loaded here, so they are built here, as the ``--vectors`` models are.
 """
@@ -34,10 +35,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from sts_extras._validation import check_positive_int
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
 from sts_extras.integrations.hub import (
     DEFAULT_MODEL,
     directory_fingerprint,
+    hub_model_exists,
     hub_offline,
     is_default_model,
     one_line,
@@ -47,10 +50,12 @@ from sts_extras.integrations.hub import (
 
 __all__ = [
     "DISTILLED",
+    "MIN_RESAMPLES",
     "MTEB_REGISTRY",
     "VECTOR_METHODS",
     "ModelEntry",
     "cache_root",
+    "check_n_resamples",
     "prepare_output",
     "resolve_baseline",
     "resolve_models",
@@ -67,34 +72,99 @@ VECTOR_METHODS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 #: :attr:`ModelEntry.kind` of a model built by ``mteb.get_model`` from MTEB's model registry.
 MTEB_REGISTRY = "mteb-registry"
+#: Fewest bootstrap resamples a leaderboard accepts. Each end of a 95% interval then lies at least
+#: 2.5 resamples in from the extremes, and the chance that every resample falls on one side of
+#: the observed difference (BCa's bias correction infinite, the interval undefined) is at most
+#: 2 ** -99; with 1 resample every comparison fails. Below 1000 the end points are still noisy
+#: (a warning says so; Efron & Tibshirani 1993, ch. 14 and 19).
+MIN_RESAMPLES = 100
 _OUR_TASKS = ("DSCS", "STSS131")
 _VECTOR_SUFFIXES = (".txt", ".vec", ".bin", ".kv", ".gz", ".bz2", ".model", ".npy", ".w2v")
 
 
 def cache_root() -> Path:
-    """Where sts-extras caches encodings and distilled vectors (``$STS_EXTRAS_CACHE``)."""
+    """Where sts-extras caches encodings and distilled vectors (``$STS_EXTRAS_CACHE``).
+
+    Created if missing. Raises :class:`~sts_extras.errors.UserInputError` when it cannot be
+    created or written (e.g. under a read-only HOME), naming ``STS_EXTRAS_CACHE``.
+    """
     from sts_extras.vectors import default_cache_dir
 
-    return default_cache_dir()
+    root = default_cache_dir()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if not os.access(root, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied", str(root))
+    except OSError as error:
+        raise UserInputError(
+            f"the sts-extras cache {str(root)!r} cannot be written ({_os_reason(error)}); set "
+            "STS_EXTRAS_CACHE to a directory you can write to."
+        ) from None
+    return root
 
 
 # --------------------------------------------------------------------------------------------
 # output directory
 # --------------------------------------------------------------------------------------------
 def prepare_output(output: str | os.PathLike) -> Path:
-    """Create ``output`` if needed and check it can be written; ``UserInputError`` otherwise."""
+    """Create ``output`` if needed and check it can be written; ``UserInputError`` otherwise.
+
+    An empty name is refused: ``Path("")`` would be the current directory.
+    """
+    if isinstance(output, str) and not output.strip():
+        raise UserInputError(
+            "--output is empty; give a directory for the reports (it is created if missing)."
+        )
     path = Path(output).expanduser()
     if path.exists() and not path.is_dir():
-        raise UserInputError(f"--output {str(path)!r} exists and is not a directory.")
+        raise UserInputError(
+            f"--output {str(path)!r} exists and is not a directory; give a directory (it is "
+            "created if missing)."
+        )
     try:
         path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        # name the folder in the way: the nearest one that exists
+        existing = next((folder for folder in path.parents if folder.exists()), None)
+        if existing is not None and not existing.is_dir():
+            reason = f"{str(existing)!r} is a file"
+        else:
+            reason = f"{error.strerror or error}: {str(existing or path)!r}"
+        raise UserInputError(
+            f"--output {str(path)!r} cannot be written: it cannot be created ({reason}); give a "
+            "directory you can write to."
+        ) from None
+    try:
         probe = path / ".sts-extras-write-test"
         probe.write_text("", encoding="utf-8")
         probe.unlink()
     except OSError as error:
-        reason = error.strerror or str(error)
-        raise UserInputError(f"--output {str(path)!r} cannot be written: {reason}.") from None
+        raise UserInputError(
+            f"--output {str(path)!r} cannot be written ({error.strerror or error}); give a "
+            "directory you can write to."
+        ) from None
     return path
+
+
+def _os_reason(error: OSError) -> str:
+    """``"Not a directory: '/a/file/b'"``: the reason and, if given, the path it concerns."""
+    reason = error.strerror or str(error)
+    return f"{reason}: {str(error.filename)!r}" if error.filename else reason
+
+
+def check_n_resamples(n_resamples: Any, argument: str = "`n_resamples`") -> int:
+    """``n_resamples`` as an int of at least :data:`MIN_RESAMPLES`; ``UserInputError`` otherwise.
+
+    ``argument`` names it in the message (``"--n-resamples"`` on the command line).
+    """
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    if n_resamples < MIN_RESAMPLES:
+        raise UserInputError(
+            f"{argument} {n_resamples} is below the minimum of {MIN_RESAMPLES}: with so few "
+            "resamples the bootstrap intervals are undefined or rest on the most extreme "
+            "resamples; use the default 10000 (at least 1000 for stable BCa end points)."
+        )
+    return n_resamples
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,13 +365,15 @@ def _registry_entry(
         )
     revision = meta.revision
     # open weights come from the Hub: offline, they must be cached at the pinned revision
-    offline = hub_offline() and meta.open_weights is not False
-    if offline and snapshot_dir(registered, revision) is None:
-        pinned = f" at the revision MTEB pins ({revision})" if revision else ""
-        raise UserInputError(
-            f"--model {spec!r} is in MTEB's model registry, but its files{pinned} are not "
-            "in the local Hugging Face cache and HF_HUB_OFFLINE is set."
-        )
+    if meta.open_weights is not False and snapshot_dir(registered, revision) is None:
+        if hub_offline():
+            pinned = f" at the revision MTEB pins ({revision})" if revision else ""
+            raise UserInputError(
+                f"--model {spec!r} is in MTEB's model registry, but its files{pinned} are not "
+                "in the local Hugging Face cache and HF_HUB_OFFLINE is set."
+            )
+        # to be downloaded: a Hub that cannot be reached fails now, not after the retries
+        hub_model_exists(registered, argument="--model", spec=spec)
     if revision is None:  # an unpinned entry: the cached snapshot names the files, if any
         snapshot = snapshot_dir(registered)
         revision = snapshot.name if snapshot is not None else None
@@ -378,16 +450,23 @@ def _model_entry(
     return (entry if display is None else replace(entry, name=display)), display
 
 
-def _load_vectors(spec: str, cache_dir: Path) -> Any:
+def _load_vectors(spec: str, cache_dir: Path, trust_pickle: bool = False) -> Any:
     """Load one ``--vectors`` source now (so a bad file fails before any model runs)."""
     from sts_extras.vectors import WordVectors
 
+    if not spec.strip():  # Path("") is the current directory
+        raise UserInputError(
+            "--vectors is empty; give a vector file, a model2vec directory, a gensim-downloader "
+            f"name or '{DISTILLED}[:MODEL]'."
+        )
     if spec == DISTILLED or spec.startswith(DISTILLED + ":"):
         source: str | None = spec.partition(":")[2] or None
         if source is not None and is_default_model(source):
             source = None  # the packaged offline copy
         elif source is not None:
-            local = resolve_sentence_transformer(source).local  # close matches on a typo
+            # the model is named after the colon: errors blame --vectors, not --model
+            argument = f"--vectors {spec!r}: the model"
+            local = resolve_sentence_transformer(source, argument=argument).local
             source = str(local) if local is not None else source
         try:
             return WordVectors.from_sentence_transformer(source, cache_dir=cache_dir / "vectors")
@@ -405,9 +484,11 @@ def _load_vectors(spec: str, cache_dir: Path) -> Any:
     if not path.exists() and looks_like_path:
         raise UserFileNotFoundError(f"--vectors {spec!r}: no such file or directory.")
     try:
-        return WordVectors.load(str(path) if path.exists() else spec)
+        return WordVectors.load(str(path) if path.exists() else spec, trust_pickle=trust_pickle)
     except (OSError, ValueError, UnicodeDecodeError) as error:
-        raise UserInputError(f"--vectors {spec!r} could not be read: {one_line(error)}") from None
+        # a user error's message says what to do: keep all of it
+        detail = one_line(error, 1000 if isinstance(error, UserInputError) else 240)
+        raise UserInputError(f"--vectors {spec!r} could not be read: {detail}") from None
 
 
 def _vector_models(vectors: Any, sif: bool) -> list[Any]:
@@ -440,6 +521,7 @@ def resolve_models(
     sif: bool = False,
     cache_dir: Path | None = None,
     trust_remote_code: bool = False,
+    trust_pickle: bool = False,
 ) -> list[ModelEntry]:
     """Check every model and vector source the user named and return the models of the run.
 
@@ -460,6 +542,9 @@ def resolve_models(
     trust_remote_code : bool
         Let models run code from their repositories: passed to sentence-transformers; registry
         models that MTEB loads with ``trust_remote_code=True`` are refused without it.
+    trust_pickle : bool
+        Read vector files in pickle-based formats (gensim's ``.kv``/``.model``), which run any
+        code stored in them; refused without it (see :meth:`sts_extras.vectors.WordVectors.load`).
 
     Returns
     -------
@@ -472,7 +557,9 @@ def resolve_models(
     UserInputError
         A model name or path, or a vector source, that cannot be found or read; a display name
         given twice (or equal to another model's name); a registry model that needs
-        ``trust_remote_code``, or (offline) whose files are not in the local cache.
+        ``trust_remote_code``, or (offline) whose files are not in the local cache; a vector file
+        in a pickle-based format without ``trust_pickle``; online, a Hub that cannot be reached
+        for a model not in the local cache.
 
     When neither ``models`` nor ``vectors`` is given, the default run is all-MiniLM-L6-v2 and
     the three static-vector models over vectors distilled from it.
@@ -490,7 +577,7 @@ def resolve_models(
         if display is not None:
             given[len(entries)] = spec
         entries.append(entry)
-    loaded = [(_load_vectors(spec, cache_dir), spec) for spec in vectors or []]
+    loaded = [(_load_vectors(spec, cache_dir, trust_pickle), spec) for spec in vectors or []]
     for word_vectors, spec in loaded:
         for model in _vector_models(word_vectors, sif):  # cheap: the vectors are loaded
             meta = model.mteb_model_meta  # its revision is a fingerprint of vectors and method

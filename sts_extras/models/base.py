@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from sts_extras._validation import check_positive_int
+from sts_extras._validation import as_real_array, as_sentence_list, check_positive_int
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.models.metadata import model_meta
 from sts_extras.similarity.fuzzy import DEFAULT_CHUNK_BYTES
@@ -44,7 +44,8 @@ def as_embedding_matrix(embeddings: Any, name: str) -> np.ndarray:
     """``embeddings`` (numpy or torch, one row or ``(n, dim)``) as a 2-D numeric numpy array.
 
     Half-precision tensors are cast to float32 (numpy cannot take them directly); a 1-D input
-    becomes one row. Raises :class:`~sts_extras.errors.UserInputError` naming ``name`` otherwise.
+    becomes one row. Raises :class:`~sts_extras.errors.UserInputError` naming ``name`` otherwise
+    (:class:`~sts_extras.errors.UserInputTypeError` for booleans, complex numbers or strings).
     """
     if hasattr(embeddings, "detach"):  # torch.Tensor, without importing torch
         embeddings = (
@@ -52,10 +53,10 @@ def as_embedding_matrix(embeddings: Any, name: str) -> np.ndarray:
             if str(embeddings.dtype) in ("torch.float16", "torch.bfloat16")
             else embeddings.detach().cpu().numpy()
         )
-    array = np.asarray(embeddings)
+    array = as_real_array(embeddings, name)
     if array.ndim == 1:
         array = array[None, :]
-    if array.ndim != 2 or not np.issubdtype(array.dtype, np.number):
+    if array.ndim != 2:
         raise UserInputError(
             f"`{name}` must be a (n, dim) array of embeddings, got shape {array.shape}."
         )
@@ -194,7 +195,8 @@ class StaticVectorModel:
         Out-of-vocabulary tokens are dropped (one :class:`~sts_extras.vectors.OOVWarning` per
         call); a pair with an empty side scores 0.
         """
-        first, second = list(sentences1), list(sentences2)
+        first = as_sentence_list(sentences1, "sentences1")
+        second = as_sentence_list(sentences2, "sentences2")
         if len(first) != len(second):
             raise UserInputError(
                 "`sentences1` and `sentences2` must have the same length, got "
@@ -223,7 +225,7 @@ class StaticVectorModel:
         if hasattr(inputs, "dataset") and hasattr(inputs, "__iter__"):
             batches, total = inputs, len(inputs.dataset)
         else:
-            texts = list(inputs)
+            texts = as_sentence_list(inputs, "inputs")
             batches, total = [texts[i : i + 4096] for i in range(0, len(texts), 4096)], len(texts)
         show = show_progress_bar if show_progress_bar is not None else self.show_progress_bar
         if show is None:

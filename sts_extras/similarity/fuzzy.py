@@ -41,7 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from sts_extras._validation import check_choice, check_positive_int
+from sts_extras._validation import (
+    as_real_array,
+    check_choice,
+    check_positive_int,
+    scale_exponent,
+)
 from sts_extras.errors import UserInputError
 from sts_extras.similarity.inputs import Ragged, VectorTable, prepare_inputs
 from sts_extras.similarity.kernels import (
@@ -130,7 +135,7 @@ def _set_scores(
 
 
 def _as_memberships(mu: Any, name: str, measure: str) -> np.ndarray:
-    array = np.asarray(mu, dtype=np.float64)
+    array = as_real_array(mu, name).astype(np.float64, copy=False)
     if array.ndim not in (1, 2):
         raise UserInputError(
             f"`{name}` must be a 1-D or 2-D array of memberships, got shape {array.shape}."
@@ -143,6 +148,19 @@ def _as_memberships(mu: Any, name: str, measure: str) -> np.ndarray:
             f"max-pooling with the zero vector are); its minimum is {array.min():.6g}."
         )
     return array
+
+
+def _common_scale(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a`` and ``b`` times one power of two (exact) if their magnitude is extreme.
+
+    Every measure is a ratio unchanged by a common factor, but its products would overflow or
+    underflow beyond about 1e±154.
+    """
+    largest = max(
+        float(np.abs(a).max()) if a.size else 0.0, float(np.abs(b).max()) if b.size else 0.0
+    )
+    shift = scale_exponent(largest)
+    return (np.ldexp(a, shift), np.ldexp(b, shift)) if shift else (a, b)
 
 
 def fuzzy_set_similarity(mu1: Any, mu2: Any, *, measure: str = "jaccard") -> np.ndarray:
@@ -196,7 +214,7 @@ def fuzzy_set_similarity(mu1: Any, mu2: Any, *, measure: str = "jaccard") -> np.
         raise UserInputError(
             f"`mu1` and `mu2` must have the same shape, got {a.shape} and {b.shape}."
         )
-    return _set_scores(a, b, measure)
+    return _set_scores(*_common_scale(a, b), measure)
 
 
 def fuzzy_set_similarity_matrix(
@@ -216,6 +234,7 @@ def fuzzy_set_similarity_matrix(
             "`mu1` and `mu2` must have the same number of columns, got "
             f"{a.shape[1]} and {b.shape[1]}."
         )
+    a, b = _common_scale(a, b)
     if measure == "cosine":
         norms = np.outer(np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1))
         return _safe_divide(a @ b.T, norms)
@@ -315,8 +334,19 @@ def pool_word_vectors(
     """
     check_choice(mode, "mode", _POOLING_MODES)
     check_positive_int(max_chunk_bytes, "max_chunk_bytes")
-    table, ragged, _ = prepare_inputs(sentences, [], vectors, weights, paired=False)
-    return _pool(table, ragged, mode, max_chunk_bytes)
+    table, ragged, _ = prepare_inputs(
+        sentences, [], vectors, weights, paired=False, names=("sentences", "sentences2")
+    )
+    pooled = _pool(table, ragged, mode, max_chunk_bytes)
+    if not table.shift:
+        return pooled
+    # back to the vectors' own scale; pooling is exact under the power-of-two shift
+    pooled = np.ldexp(pooled, -table.shift)
+    if not np.all(np.isfinite(pooled)):
+        raise UserInputError(
+            "The pooled vectors overflow float64 (the word vectors are too large); rescale them."
+        )
+    return pooled
 
 
 def maxpool_similarity(
@@ -359,6 +389,7 @@ def maxpool_similarity(
     check_choice(measure, "measure", MAXPOOL_MEASURES)
     check_positive_int(max_chunk_bytes, "max_chunk_bytes")
     table, ragged1, ragged2 = prepare_inputs(sentences1, sentences2, vectors, weights, paired=True)
+    table.check_scorable()
     return _set_scores(
         _pool(table, ragged1, "max", max_chunk_bytes),
         _pool(table, ragged2, "max", max_chunk_bytes),
@@ -390,6 +421,7 @@ def average_cosine_similarity(
     """
     check_positive_int(max_chunk_bytes, "max_chunk_bytes")
     table, ragged1, ragged2 = prepare_inputs(sentences1, sentences2, vectors, weights, paired=True)
+    table.check_scorable()
     return _set_scores(
         _pool(table, ragged1, "mean", max_chunk_bytes),
         _pool(table, ragged2, "mean", max_chunk_bytes),
@@ -588,6 +620,7 @@ def dynamax_similarity(
     check_choice(measure, "measure", DYNAMAX_MEASURES)
     workers = _check_chunking(chunk_pairs, max_chunk_bytes, workers)
     table, ragged1, ragged2 = prepare_inputs(sentences1, sentences2, vectors, weights, paired=True)
+    table.check_scorable()
     pairs = np.arange(len(ragged1), dtype=np.int64)
     out = np.empty(pairs.size, dtype=np.float64)
     sizes = (ragged1.lengths + ragged2.lengths).astype(np.float64)
@@ -632,6 +665,7 @@ def dynamax_similarity_matrix(
     check_choice(measure, "measure", DYNAMAX_MEASURES)
     workers = _check_chunking(chunk_pairs, max_chunk_bytes, workers)
     table, ragged1, ragged2 = prepare_inputs(sentences1, sentences2, vectors, weights, paired=False)
+    table.check_scorable()
     n1, n2 = len(ragged1), len(ragged2)
     out = np.empty((n1, n2), dtype=np.float64)
     if n1 == 0 or n2 == 0:

@@ -16,10 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from sts_extras._validation import as_real_array, scale_exponent
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.similarity.kernels import starts_of
 
 __all__ = ["Ragged", "VectorTable", "prepare_inputs"]
+
+#: Largest vector value that scoring accepts: 2^511 (about 6.7e153), whose square fits float64.
+LARGEST_SCORABLE = 2.0**511
 
 
 @dataclass(frozen=True)
@@ -43,10 +47,30 @@ class Ragged:
 
 @dataclass(frozen=True)
 class VectorTable:
-    """The word-vector table as given (never copied whole) and optional per-row weights."""
+    """The word-vector table as given (never copied whole) and optional per-row weights.
+
+    ``shift`` is a power of two applied to every gathered vector (``numpy.ldexp``, exact): 0 for
+    vectors of ordinary magnitude, else the one that brings ``largest``, the largest used
+    (weighted) value, into [0.5, 1), so that dot products neither overflow nor underflow. Every
+    score is a ratio that does not depend on it; pooled vectors are scaled back.
+    """
 
     data: np.ndarray  # (V, d), any float dtype
     weights: np.ndarray | None  # (V,) float64
+    shift: int = 0
+    largest: float = 0.0
+
+    def check_scorable(self) -> None:
+        """Refuse (weighted) vectors beyond :data:`LARGEST_SCORABLE` before scoring them.
+
+        Their dot products overflow float64; the scores would be computable after rescaling,
+        but such vectors are almost surely a mistake, so the user is told to rescale them.
+        """
+        if np.isfinite(self.largest) and self.largest > LARGEST_SCORABLE:
+            raise UserInputError(
+                f"The (weighted) word vectors reach {self.largest:.3g}: their dot products "
+                "overflowed float64 (beyond about 6.7e153); rescale the vectors."
+            )
 
     @property
     def dim(self) -> int:
@@ -63,6 +87,8 @@ class VectorTable:
             vectors = vectors.astype(np.float64, copy=False)
         else:
             vectors = np.multiply(vectors, self.weights[rows][..., None], dtype=np.float64)
+        if self.shift:
+            vectors = np.ldexp(vectors, self.shift)
         if valid is not None and not valid.all():
             vectors[~valid] = 0.0
         return vectors
@@ -92,44 +118,48 @@ def prepare_inputs(
     weights: Any,
     *,
     paired: bool,
+    names: tuple[str, str] = ("sentences1", "sentences2"),
 ) -> tuple[VectorTable, Ragged, Ragged]:
     """Validate the inputs; return the table (with weights) and the two sets of sentences.
+
+    ``names`` are the argument names of the two sides, for the error messages.
 
     Raises
     ------
     sts_extras.errors.UserInputTypeError
-        If a side is not a sequence of sentences, or a sentence is neither row ids (with
-        ``vectors``) nor a word-vector matrix (without).
+        If a side is not a sequence of sentences, a sentence is neither row ids (with
+        ``vectors``) nor a word-vector matrix (without), or ``vectors`` / ``weights`` hold
+        booleans, complex numbers or strings.
     sts_extras.errors.UserInputError
         If ``paired`` and the sides differ in length, a row id is outside ``vectors``, or
         ``vectors`` / ``weights`` have the wrong shape or non-finite weights.
     """
-    items1 = _sentence_list(sentences1, "sentences1")
-    items2 = _sentence_list(sentences2, "sentences2")
+    items1 = _sentence_list(sentences1, names[0])
+    items2 = _sentence_list(sentences2, names[1])
     if paired and len(items1) != len(items2):
         raise UserInputError(
-            f"`sentences1` and `sentences2` must hold the same number of sentences (one pair "
+            f"`{names[0]}` and `{names[1]}` must hold the same number of sentences (one pair "
             f"each), got {len(items1)} and {len(items2)}."
         )
     if vectors is None:
-        table, ragged1, ragged2 = _table_from_matrices(items1, items2)
+        table, ragged1, ragged2 = _table_from_matrices(items1, items2, names)
         if weights is not None:
             raise UserInputError(
                 "`weights` (one per row of `vectors`) needs `vectors`; with word-vector "
                 "matrices, scale the vectors yourself."
             )
-        return VectorTable(table, None), ragged1, ragged2
-    table = np.asarray(vectors)
-    if table.ndim != 2 or not np.issubdtype(table.dtype, np.number):
+        return _scaled_table(table, None, ragged1, ragged2), ragged1, ragged2
+    table = as_real_array(vectors, "vectors")
+    if table.ndim != 2:
         raise UserInputError(
             f"`vectors` must be a 2-D numeric array (one row per word), got shape "
             f"{table.shape} and dtype {table.dtype}."
         )
-    ragged1 = _row_ids(items1, "sentences1", table.shape[0])
-    ragged2 = _row_ids(items2, "sentences2", table.shape[0])
+    ragged1 = _row_ids(items1, names[0], table.shape[0])
+    ragged2 = _row_ids(items2, names[1], table.shape[0])
     row_weights = None
     if weights is not None:
-        row_weights = np.asarray(weights, dtype=np.float64)
+        row_weights = as_real_array(weights, "weights").astype(np.float64, copy=False)
         if row_weights.shape != (table.shape[0],):
             raise UserInputError(
                 f"`weights` must hold one value per row of `vectors` ({table.shape[0]}), got "
@@ -139,7 +169,22 @@ def prepare_inputs(
             raise UserInputError("`weights` must be finite; it holds NaN or inf.")
     if not np.issubdtype(table.dtype, np.floating):
         table = table.astype(np.float64)
-    return VectorTable(table, row_weights), ragged1, ragged2
+    return _scaled_table(table, row_weights, ragged1, ragged2), ragged1, ragged2
+
+
+def _scaled_table(data: np.ndarray, weights: np.ndarray | None, *raggeds: Ragged) -> VectorTable:
+    """The table with the ``shift`` its used rows need (only those rows are read)."""
+    used = np.zeros(data.shape[0], dtype=bool)
+    for ragged in raggeds:
+        used[ragged.flat] = True
+    rows = np.flatnonzero(used)
+    if rows.size == 0 or data.shape[1] == 0:
+        return VectorTable(data, weights)
+    largest = np.abs(data[rows]).max(axis=1).astype(np.float64)
+    if weights is not None:
+        largest *= np.abs(weights[rows])
+    top = float(largest.max())
+    return VectorTable(data, weights, scale_exponent(top), top)
 
 
 def _sentence_list(sentences: Sequence[Any], name: str) -> Sequence[Any]:
@@ -198,11 +243,11 @@ def _row_ids_one_by_one(items: list[np.ndarray], name: str) -> tuple[np.ndarray,
 
 
 def _table_from_matrices(
-    items1: Sequence[Any], items2: Sequence[Any]
+    items1: Sequence[Any], items2: Sequence[Any], names: tuple[str, str]
 ) -> tuple[np.ndarray, Ragged, Ragged]:
     """Stack the word-vector matrices into one table; sentences become consecutive row ids."""
-    arrays1 = [np.asarray(item) for item in items1]
-    arrays2 = [np.asarray(item) for item in items2]
+    arrays1 = [as_real_array(item, f"{names[0]}[{index}]") for index, item in enumerate(items1)]
+    arrays2 = [as_real_array(item, f"{names[1]}[{index}]") for index, item in enumerate(items2)]
     dims = {item.shape[1] for item in (*arrays1, *arrays2) if item.ndim == 2 and item.size}
     if len(dims) > 1:
         raise UserInputError(
@@ -211,9 +256,9 @@ def _table_from_matrices(
     dim = dims.pop() if dims else 1
     blocks: list[np.ndarray] = []
     counts: list[np.ndarray] = []
-    for name, arrays in (("sentences1", arrays1), ("sentences2", arrays2)):
+    for name, arrays in zip(names, (arrays1, arrays2)):
         for index, item in enumerate(arrays):
-            if item.size and (item.ndim != 2 or not np.issubdtype(item.dtype, np.number)):
+            if item.size and item.ndim != 2:
                 raise UserInputTypeError(
                     f"`{name}[{index}]` must be a (tokens, dim) array of word vectors (or row "
                     f"ids with `vectors=`), got shape {item.shape} and dtype {item.dtype}."

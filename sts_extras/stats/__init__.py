@@ -6,6 +6,7 @@
   r-to-z test, one correlation against a group.
 - :mod:`~sts_extras.stats.multiple`: Holm (and other ``statsmodels``) p-value adjustment.
 - :mod:`~sts_extras.stats.resampling`: count resampling, correlation engines, BCa arithmetic.
+- :mod:`~sts_extras.stats.jackknife`: the exact O(n log n) leave-one-out jackknife of Spearman's ρ.
 - :mod:`~sts_extras.stats.bootstrap`: fast paired BCa / percentile bootstrap of r1 − r2.
 - :mod:`~sts_extras.stats.model_comparison`: all pairs of many models on one task, rank
   intervals, win probabilities, mean rank across tasks.

@@ -32,6 +32,7 @@ from sts_extras._validation import (
     check_non_negative_weights,
     check_not_constant,
     check_positive_int,
+    unit_scaled,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
 
@@ -339,6 +340,9 @@ def scaled_pearson(
     )
     k = edges.size - 1
     ids = assign_segments(references, edges, closed=closed)
+    # Segments come from the references as given; the r's from inputs scaled by a power of two
+    # (exact), so that no sum of squares overflows or underflows at extreme magnitudes.
+    predictions, references = unit_scaled(predictions), unit_scaled(references)
     r, sizes, reasons = _segment_pearson(predictions, references, ids, k)
     if len(reasons) == k:
         listed = "; ".join(f"segment {i}: {why}" for i, why in reasons.items())

@@ -43,6 +43,7 @@ from sts_extras._validation import (
     check_choice,
     check_not_constant,
     check_open_unit_interval,
+    unit_scaled,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.stats.multiple import holm_adjust
@@ -426,10 +427,13 @@ def dependent_correlation_test(
 
 
 def correlation_matrix(columns: np.ndarray, correlation: str) -> np.ndarray:
-    """3 x 3 Pearson or Spearman (Pearson of average ranks) matrix of the rows of ``columns``."""
+    """Pearson or Spearman (Pearson of average ranks) matrix of the rows of ``columns``.
+
+    Each row is scaled by a power of two first (exact), so extreme magnitudes cannot overflow.
+    """
     if correlation == "spearman":
         columns = stats.rankdata(columns, axis=1)
-    return np.corrcoef(columns)
+    return np.corrcoef(np.vstack([unit_scaled(row) for row in columns]))
 
 
 def check_not_perfect(r_jk: float, r_jh: float, r_kh: float, correlation: str) -> None:

@@ -7,7 +7,8 @@ A resample of the n items is a vector of counts ``w`` (how often each item was d
   once; the leave-one-out jackknife is O(n) from the total sums minus each item;
 * Spearman: the average ranks of a resample follow from a cumulative sum of the counts along the
   items sorted once by value (an item drawn w times is a tie block of size w), so no sorting per
-  resample; Spearman's rho is then the count-weighted Pearson correlation of those ranks.
+  resample; Spearman's rho is then the count-weighted Pearson correlation of those ranks. The
+  exact leave-one-out jackknife is O(n log n) (:mod:`~sts_extras.stats.jackknife`).
 
 Both give exactly the numbers one gets by materialising the resample. Counts are drawn as
 ``scipy.stats.bootstrap`` draws its resamples (``rng.integers(0, n, (B, n))``), in chunks that
@@ -31,6 +32,8 @@ from typing import Any
 
 import numpy as np
 from scipy import special
+
+from sts_extras.stats.jackknife import spearman_jackknife
 
 __all__ = [
     "CHUNK_ELEMENTS",
@@ -347,35 +350,11 @@ class SpearmanCorrelations:
         return r
 
     def jackknife(self) -> np.ndarray:
-        """(n x m) leave-one-out correlations, exact: O(n^2 m) work in O(chunk x n) memory.
+        """(n x m) leave-one-out correlations, exact, in O(n log n) per system.
 
-        Removing item i lowers the average rank of every item above it by 1 and of every item
-        tied with it by 1/2, so 2 R'_j = 2 R_j - (sign(x_j - x_i) + 1) for j != i.
+        See :func:`~sts_extras.stats.jackknife.spearman_jackknife`.
         """
-        n = self.n
-        buffers = _Buffers()
-        ones = np.ones((1, n))
-        full_h = _doubled_ranks(ones, self.reference_plan, np.empty((1, n)), buffers)[0]
-        full_x = [_doubled_ranks(ones, plan, np.empty((1, n)), buffers)[0] for plan in self.plans]
-        out = np.empty((n, self.m))
-        size = max(1, CHUNK_ELEMENTS // n)
-        for start in range(0, n, size):
-            rows = np.arange(start, min(n, start + size))
-
-            def dropped(doubled: np.ndarray, x: np.ndarray, name: str, rows: np.ndarray = rows):
-                result = np.subtract(x[None, :], x[rows, None], out=buffers(name, rows.size, n))
-                np.sign(result, out=result)
-                result += 1.0
-                return np.subtract(doubled[None, :], result, out=result)
-
-            weights = buffers("weights", rows.size, n)
-            weights.fill(1.0)
-            weights[np.arange(rows.size), rows] = 0.0
-            rxs = (dropped(doubled, x, "x") for doubled, x in zip(full_x, self.predictions))
-            out[rows] = _rank_correlations(
-                weights, float(n - 1), dropped(full_h, self.reference, "h"), rxs, buffers
-            )[0]
-        return out
+        return spearman_jackknife(self.reference, self.predictions)
 
 
 #: Correlation engine of each bootstrap statistic.

@@ -2,9 +2,11 @@
 
 :class:`WordVectors` is one table of word vectors plus the tokenisation that fits it:
 
-* gensim ``KeyedVectors`` (:meth:`WordVectors.from_gensim`) and files read through gensim --
-  word2vec binary and text, GloVe text (no header), fastText ``.vec`` and fastText ``.bin`` (whose
-  subword n-grams give vectors to out-of-vocabulary words), gensim's native ``.kv`` files;
+* gensim ``KeyedVectors`` (:meth:`WordVectors.from_gensim`) and vector files -- word2vec binary
+  and text, GloVe text (no header), fastText ``.vec`` and fastText ``.bin`` (whose subword n-grams
+  give vectors to out-of-vocabulary words), all checked against their headers; gensim's native
+  ``.kv``/``.model`` files only with ``trust_pickle=True``, since they are Python pickles and
+  loading one runs any code it holds;
 * model2vec static models (:meth:`WordVectors.from_model2vec`), tokenised with their own
   (subword) tokenizer;
 * vectors distilled with model2vec from a local sentence-transformers model

@@ -1,8 +1,12 @@
 """The on-disk cache of static vectors distilled with model2vec from sentence-transformers models.
 
 Distilling runs every vocabulary token through the transformer once, so the result is kept under
-the sts-extras cache and found again by a key of the model's files and the options. model2vec is
-imported only when a model is distilled.
+the sts-extras cache and found again by a key of the model's files and the options. The folder is
+written whole or not at all (:func:`sts_extras.integrity.atomic_directory`) with a manifest of
+that key and of every file's size and hash; it is checked before each use, and a folder that fails
+(a changed, truncated or missing file, a missing manifest) is discarded with one
+:class:`~sts_extras.integrity.CacheDiscardedWarning` and distilled again. model2vec is imported
+only when a model is distilled.
 
 Distillation runs torch on as many threads as there are free CPUs (:func:`free_cpus`): on a
 machine where another process keeps a core busy, torch's threads would otherwise wait for each
@@ -15,13 +19,12 @@ import contextlib
 import hashlib
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sts_extras.integrations.hub import ModelSource
+from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
 
 __all__ = [
     "default_cache_dir",
@@ -43,15 +46,18 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "model"
 
 
-def distillation_key(source: str, pca_dims: int | None) -> str:
-    """12 hex digits naming one distillation: source, options, model2vec version, model files."""
+def _model2vec_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        m2v_version = version("model2vec")
+        return version("model2vec")
     except PackageNotFoundError:
-        m2v_version = "unknown"
-    stamp: list[Any] = [source, pca_dims, "float32", m2v_version]
+        return "unknown"
+
+
+def distillation_key(source: str, pca_dims: int | None) -> str:
+    """12 hex digits naming one distillation: source, options, model2vec version, model files."""
+    stamp: list[Any] = [source, pca_dims, "float32", _model2vec_version()]
     path = Path(source)
     if path.is_dir():
         for candidate in (
@@ -63,6 +69,16 @@ def distillation_key(source: str, pca_dims: int | None) -> str:
                 info = candidate.stat()
                 stamp.append((candidate.name, info.st_size, info.st_mtime_ns))
     return hashlib.blake2b(repr(stamp).encode(), digest_size=6).hexdigest()
+
+
+def _manifest_key(source: str, pca_dims: int | None) -> dict[str, Any]:
+    """What the manifest of a distilled folder records it was built from."""
+    return {
+        "distillation": distillation_key(source, pca_dims),
+        "source": source,
+        "pca_dims": pca_dims,
+        "model2vec": _model2vec_version(),
+    }
 
 
 def free_cpus() -> int:
@@ -96,7 +112,11 @@ def _torch_threads(count: int) -> Iterator[None]:
 
 
 def distill_to(source: str, target: Path, pca_dims: int | None) -> None:
-    """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``."""
+    """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``.
+
+    The folder appears whole, with its manifest, or not at all: a concurrent reader or a killed
+    run never sees half of it.
+    """
     try:
         from model2vec.distill import distill
     except ImportError as error:
@@ -104,20 +124,11 @@ def distill_to(source: str, target: Path, pca_dims: int | None) -> None:
             "Distilling static vectors needs model2vec's distill extra: "
             f"pip install 'model2vec[distill]' ({error})."
         ) from None
-    target.parent.mkdir(parents=True, exist_ok=True)
     with _torch_threads(free_cpus()):
         model = distill(source, pca_dims=pca_dims, quantize_to="float32")
-    staging = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
-    try:
+    with atomic_directory(target) as staging:
         model.save_pretrained(str(staging))
-        try:
-            os.replace(staging, target)  # atomic: a concurrent reader sees all or nothing
-            os.chmod(target, 0o755)  # mkdtemp made it private
-        except OSError:
-            if not (target / "config.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        write_manifest(staging, _manifest_key(source, pca_dims))
 
 
 def distilled_model_dir(
@@ -127,13 +138,19 @@ def distilled_model_dir(
 
     The folder is ``<cache_dir>/<model>-model2vec-<key>`` (``cache_dir`` defaults to
     ``<cache>/vectors``, see :func:`default_cache_dir`); the key changes with the model's files,
-    ``pca_dims`` and the model2vec version, so a stale copy is never read.
+    ``pca_dims`` and the model2vec version, so a stale copy is never read. A folder that does
+    not match its manifest is discarded (one
+    :class:`~sts_extras.integrity.CacheDiscardedWarning`) and distilled again.
     """
     root = (
         Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir() / "vectors"
     )
     source = model.location
     target = root / f"{_slug(model.display)}-model2vec-{distillation_key(source, pca_dims)}"
-    if not (target / "config.json").is_file():
-        distill_to(source, target, pca_dims)
+    if os.path.lexists(target):
+        reason = verify_manifest(target, _manifest_key(source, pca_dims))
+        if reason is None:
+            return target
+        discard(target, reason)
+    distill_to(source, target, pca_dims)
     return target

@@ -29,6 +29,13 @@ class SIFWeights:
     mapping word -> count. A word without a frequency gets ``p = 0``, i.e. weight 1, as in the
     reference code. Subword markers (``##``, ``▁``, ``Ġ``) are stripped before the lookup.
 
+    Words are compared as written (``"The"`` and ``"the"`` are two words), and a counts file that
+    lists a word twice is refused, naming both lines. Files in this format (word counts of a
+    corpus, e.g. the English Wikipedia counts of Arora et al.) list each word once, so a repeat
+    means a damaged or concatenated file; neither adding the counts nor keeping one of them is
+    safe (the reference code keeps the last count but adds both to the total, a weight that
+    matches neither choice).
+
     Parameters
     ----------
     a : float
@@ -87,25 +94,33 @@ def _read_counts(path: Path) -> dict[str, float]:
     if not path.is_file():
         raise UserFileNotFoundError(f"SIF counts file not found: {path}")
     counts: dict[str, float] = {}
+    first_line: dict[str, int] = {}
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             parts = line.split()
             if not parts:
                 continue
             if len(parts) != 2:
-                raise ValueError(
+                raise UserInputError(
                     f"{path}, line {number}: expected 'word count', got {line.strip()!r}."
                 )
             try:
                 count = float(parts[1])
             except ValueError:
-                raise ValueError(
+                raise UserInputError(
                     f"{path}, line {number}: the count {parts[1]!r} is not a number."
                 ) from None
             if not np.isfinite(count) or count < 0:
-                raise ValueError(
+                raise UserInputError(
                     f"{path}, line {number}: the count must be a non-negative number, "
                     f"got {parts[1]}."
                 )
-            counts[parts[0]] = counts.get(parts[0], 0.0) + count
+            word = parts[0]
+            if word in first_line:
+                raise UserInputError(
+                    f"{path}, line {number}: {word!r} is listed again (first on line "
+                    f"{first_line[word]}); each word must appear once."
+                )
+            first_line[word] = number
+            counts[word] = count
     return counts

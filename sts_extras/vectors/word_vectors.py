@@ -286,12 +286,30 @@ class WordVectors:
         return cls(words, vectors, name=name, **options)
 
     @classmethod
-    def from_gensim(cls, kv: Any, *, name: str | None = None, **options: Any) -> WordVectors:
+    def from_gensim(
+        cls, kv: Any, *, name: str | None = None, trust_pickle: bool = False, **options: Any
+    ) -> WordVectors:
         """Wrap a gensim ``KeyedVectors`` (or a model with ``.wv``, e.g. ``Word2Vec``/``FastText``).
 
         fastText vectors (``FastTextKeyedVectors`` with n-gram buckets) give vectors to
         out-of-vocabulary words from their subword n-grams.
+
+        Parameters
+        ----------
+        kv : KeyedVectors, gensim model, str or os.PathLike
+            The vectors, or the path of a file gensim saved in its native format
+            (``kv.save(path)``).
+        name : str, optional
+            Short name; default ``"gensim-<words>x<dim>"`` (the file name for a path).
+        trust_pickle : bool
+            Needed to read a file: gensim's native format is a Python pickle, and loading it runs
+            any code stored in the file. Without it a path raises
+            :class:`~sts_extras.errors.UserInputError`.
         """
+        if isinstance(kv, (str, os.PathLike)):
+            path = existing_file(kv)
+            loaded = read_keyed_vectors(path, trust_pickle=_trust(trust_pickle))
+            return cls._from_loaded_kv(loaded, path, name=name, **options)
         kv = getattr(kv, "wv", kv)
         if not hasattr(kv, "index_to_key") or not hasattr(kv, "vectors"):
             raise UserInputTypeError(
@@ -322,17 +340,17 @@ class WordVectors:
     ) -> WordVectors:
         """word2vec format (with a ``<count> <dim>`` header), binary or text; fastText ``.vec`` too.
 
-        ``binary=None`` decides from the suffix (``.bin`` is binary). Binary files are read by
-        gensim; text files by a validating reader (malformed lines raise ``ValueError`` with
-        the file and line).
+        ``binary=None`` decides from the suffix (``.bin`` is binary). Both are read by validating
+        readers: a malformed line or vector, or a header disagreeing with the data, raises
+        :class:`~sts_extras.errors.UserInputError` naming the file and the line (or vector).
         """
         path = existing_file(path)
         if binary is None:
             binary = inner_suffix(path) == ".bin"
-        if not binary:
-            words, table = read_text_vectors(path, header=True)
-            return cls(words, table, name=name or file_stem(path), source=str(path), **options)
-        return cls._from_loaded_kv(read_word2vec_binary(path), path, name=name, **options)
+        words, table = (
+            read_word2vec_binary(path) if binary else read_text_vectors(path, header=True)
+        )
+        return cls(words, table, name=name or file_stem(path), source=str(path), **options)
 
     @classmethod
     def from_glove(
@@ -369,7 +387,7 @@ class WordVectors:
             try:
                 model = StaticModel.from_pretrained(str(path), force_download=False)
             except (OSError, ValueError, KeyError) as error:
-                raise ValueError(f"{path}: not a readable model2vec model ({error}).") from None
+                raise UserInputError(f"{path}: not a readable model2vec model ({error}).") from None
             label, source = name or file_stem(path), str(path)
         else:
             model = path_or_model
@@ -453,7 +471,12 @@ class WordVectors:
 
     @classmethod
     def load(
-        cls, path_or_name: str | os.PathLike, *, name: str | None = None, **options: Any
+        cls,
+        path_or_name: str | os.PathLike,
+        *,
+        name: str | None = None,
+        trust_pickle: bool = False,
+        **options: Any,
     ) -> WordVectors:
         """Load vectors from a file, a directory or a gensim-downloader name.
 
@@ -464,11 +487,17 @@ class WordVectors:
         gensim's native format; other text files are word2vec text if their first line is a
         ``<count> <dim>`` header and GloVe otherwise (``.gz``/``.bz2`` allowed). Anything that
         is not an existing path is a gensim-downloader name (needs the network).
+
+        ``.kv``/``.model`` files are Python pickles, and loading one runs any code stored in it:
+        they are read only with ``trust_pickle=True`` (CLI: ``--trust-pickle``) and otherwise
+        raise :class:`~sts_extras.errors.UserInputError`. Every other format holds only data
+        (text, raw float32 or safetensors) and is safe to read from an untrusted source.
         """
         if not isinstance(path_or_name, (str, os.PathLike)):
             raise UserInputTypeError(
                 f"`path_or_name` must be a path or a name, got {type(path_or_name).__name__}."
             )
+        trust_pickle = _trust(trust_pickle)
         path = Path(path_or_name).expanduser()
         if path.is_dir():
             config = path / "config.json"
@@ -490,7 +519,7 @@ class WordVectors:
             if suffix == ".vec":
                 return cls.from_word2vec(path, binary=False, name=name, **options)
             if suffix in (".kv", ".model"):
-                kv = read_keyed_vectors(path)
+                kv = read_keyed_vectors(path, trust_pickle=trust_pickle)
                 return cls._from_loaded_kv(kv, path, name=name, **options)
             if has_word2vec_header(path):
                 return cls.from_word2vec(path, binary=False, name=name, **options)
@@ -523,10 +552,19 @@ class WordVectors:
         cls, kv: Any, path: Path, *, name: str | None, **options: Any
     ) -> WordVectors:
         if len(kv.index_to_key) == 0:
-            raise ValueError(f"{path}: no word vectors found (empty vocabulary).")
+            raise UserInputError(f"{path}: no word vectors found (empty vocabulary).")
         check_finite(kv, path)
         return cls.from_gensim(kv, name=name or file_stem(path), **options)._with_source(str(path))
 
     def _with_source(self, source: str) -> WordVectors:
         self.source = source
         return self
+
+
+def _trust(trust_pickle: Any) -> bool:
+    """``trust_pickle`` checked to be a bool (a stray string must not count as consent)."""
+    if not isinstance(trust_pickle, bool):
+        raise UserInputTypeError(
+            f"`trust_pickle` must be True or False, got {type(trust_pickle).__name__}."
+        )
+    return trust_pickle

@@ -1,0 +1,178 @@
+"""Write files atomically and check what is read back from a cache.
+
+Every cache entry sts-extras writes (encodings, distilled vectors, stored evaluations, ...) is a
+folder or a file written through :func:`atomic_write_bytes` / :func:`atomic_directory`, so a
+crash leaves the old entry or none, never half of one. A folder entry carries a manifest
+(:data:`MANIFEST_FILE`) with the key it was built from and a BLAKE2b hash and size of each file;
+:func:`verify_manifest` checks it before use, and a caller that finds a problem calls
+:func:`discard`, which removes the entry with one :class:`CacheDiscardedWarning`, then rebuilds.
+
+Hand-written because the standard library has no atomic-write helper, and a cache library
+(``diskcache``, ``joblib.Memory``) would not check entries written by MTEB or model2vec.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import warnings
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MANIFEST_FILE",
+    "CacheDiscardedWarning",
+    "atomic_directory",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "discard",
+    "file_digest",
+    "folder_digests",
+    "verify_manifest",
+    "write_manifest",
+]
+
+#: Name of the manifest file inside a cache folder.
+MANIFEST_FILE = ".sts-extras-manifest.json"
+
+_CHUNK = 1 << 20
+
+
+class CacheDiscardedWarning(UserWarning):
+    """A cache entry failed its check and was removed; it is rebuilt from the source."""
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """BLAKE2b (16-byte) hex digest of a file's bytes, read in 1 MiB chunks."""
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def folder_digests(folder: Path) -> dict[str, list[Any]]:
+    """``{relative path: [size, digest]}`` of every file below ``folder`` but the manifest."""
+    found: dict[str, list[Any]] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.name != MANIFEST_FILE:
+            found[path.relative_to(folder).as_posix()] = [path.stat().st_size, file_digest(path)]
+    return found
+
+
+def _fsync(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+
+    A reader sees the old file or the whole new one; a crash leaves no partial ``path``.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, staging = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(staging, 0o644)  # mkstemp makes it private
+        os.replace(staging, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staging)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """:func:`atomic_write_bytes` for UTF-8 text."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def atomic_directory(target: Path) -> Iterator[Path]:
+    """Yield an empty staging folder beside ``target``; on success it replaces ``target`` whole.
+
+    An existing ``target`` is moved aside first and removed after the swap, so a reader never
+    sees a mix of the two. On an exception the staging folder is removed and ``target`` is left
+    as it was.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.staging-", dir=target.parent))
+    try:
+        yield staging
+        os.chmod(staging, 0o755)  # mkdtemp makes it private
+        for path in staging.rglob("*"):
+            if path.is_file():
+                _fsync(path)
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.replace(target, old / "entry")
+        os.replace(staging, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def write_manifest(folder: Path, key: Mapping[str, Any] | str) -> None:
+    """Record ``key`` and the size and digest of every file of ``folder`` in its manifest."""
+    manifest = {"key": key, "files": folder_digests(folder)}
+    atomic_write_text(folder / MANIFEST_FILE, json.dumps(manifest, sort_keys=True, default=str))
+
+
+def verify_manifest(folder: Path, key: Mapping[str, Any] | str | None = None) -> str | None:
+    """Why ``folder`` cannot be trusted, or None when it matches its manifest.
+
+    Checks that the manifest exists and parses, that its key equals ``key`` (when given), and
+    that the folder holds exactly the files it lists with the listed sizes and digests.
+    """
+    path = folder / MANIFEST_FILE
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        listed = manifest["files"]
+        recorded_key = manifest["key"]
+    except FileNotFoundError:
+        return f"{path} is missing"
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return f"{path} is unreadable ({type(error).__name__})"
+    if key is not None and json.loads(json.dumps(key, sort_keys=True, default=str)) != recorded_key:
+        return f"{folder} was built for other settings"
+    try:
+        present = folder_digests(folder)
+    except OSError as error:
+        return f"{folder} is unreadable ({error.strerror or type(error).__name__})"
+    for name in sorted(set(listed) | set(present)):
+        if name not in present:
+            return f"{folder / name} is missing"
+        if name not in listed:
+            return f"{folder / name} is not in the manifest"
+        if present[name] != listed[name]:
+            return f"{folder / name} was changed after it was written"
+    return None
+
+
+def discard(entry: Path, reason: str) -> None:
+    """Remove a cache file or folder that failed its check, with one warning naming why."""
+    warnings.warn(
+        f"Discarding a cache entry that failed its check and rebuilding it: {reason}.",
+        CacheDiscardedWarning,
+        stacklevel=2,
+    )
+    if entry.is_dir() and not entry.is_symlink():
+        shutil.rmtree(entry, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            entry.unlink()

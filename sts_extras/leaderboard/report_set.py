@@ -1,0 +1,204 @@
+"""The report set of a leaderboard run: staged, then swapped into the output whole.
+
+One run, one report set. Everything a run writes (MTEB's result files, the predictions, the
+reports, the figures) goes to a staging folder inside the output directory, with a manifest of
+every file's size and digest (:data:`~sts_extras.integrity.MANIFEST_FILE`, named in
+``leaderboard.md``). At the end a journal of the swap is written and the files are renamed into
+place, the report files and the manifest last; the files the previous manifest listed that the
+new set lacks are removed (if unchanged since), and nothing else is touched, so a user's own
+files stay. A run interrupted before the swap leaves the previous set as it was (Ctrl-C and
+SIGTERM are held during the swap); a run killed during the swap (a few renames) leaves the
+journal, and the next run completes that swap before it starts (:func:`recover_output`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from sts_extras.errors import UserInputError
+from sts_extras.integrity import (
+    MANIFEST_FILE,
+    atomic_write_text,
+    file_digest,
+    folder_digests,
+)
+
+__all__ = ["COMMIT_JOURNAL", "STAGING_PREFIX", "commit", "recover_output", "staging_folder"]
+
+#: Name prefix of the staging folder a run writes its report set to, inside the output.
+STAGING_PREFIX = ".sts-extras-staging-"
+#: The record of a swap in progress, in the output directory while the set is being renamed in.
+COMMIT_JOURNAL = ".sts-extras-commit.json"
+#: The report files, renamed in last (in this order), after MTEB's files and the figures.
+_LAST = ("leaderboard.csv", "leaderboard.json", "leaderboard.md", MANIFEST_FILE)
+
+
+@contextlib.contextmanager
+def _lock(folder: Path, *, wait: bool = True) -> Iterator[bool | None]:
+    """Hold an exclusive ``flock`` on ``folder``; yields False if another process holds it
+    (``wait=False``). Without ``fcntl`` (Windows) nothing is locked and this yields None."""
+    try:
+        import fcntl
+    except ImportError:
+        yield None
+        return
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        yield None
+        return
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+        except OSError:  # a file system without locks
+            yield None
+        else:
+            yield True
+    finally:
+        os.close(descriptor)  # releases the lock
+
+
+@contextlib.contextmanager
+def staging_folder(output: Path) -> Iterator[Path]:
+    """A new staging folder inside ``output``, locked while the run lives (so another run's
+    :func:`recover_output` leaves it alone) and removed at the end, unless a swap journal still
+    needs it."""
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=output))
+    try:
+        with _lock(staging):
+            yield staging
+    finally:
+        if _journal_staging(output) != staging.name:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _journal_staging(output: Path) -> str | None:
+    try:
+        return json.loads((output / COMMIT_JOURNAL).read_text(encoding="utf-8"))["staging"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _listed(output: Path) -> dict[str, list[Any]]:
+    """``{relative path: [size, digest]}`` of the set the manifest of ``output`` records."""
+    try:
+        files = json.loads((output / MANIFEST_FILE).read_text(encoding="utf-8"))["files"]
+        listed = {}
+        for name, (size, digest) in files.items():
+            _relative(name)
+            listed[name] = [size, digest]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}  # no earlier set of ours (or an unreadable record): nothing is removed
+    return listed
+
+
+def commit(staging: Path, output: Path) -> None:
+    """Rename the staged set into ``output``, the report files and the manifest last, and remove
+    the files of the previous set that the new one lacks (if they are still as written)."""
+    new = folder_digests(staging)
+    for name in new:  # a rename that would fail must fail before the journal
+        target = output / name
+        folders = [path for path in target.parents if output in path.parents]
+        in_the_way = [path for path in folders if path.exists() and not path.is_dir()]
+        if target.is_dir() and not target.is_symlink():
+            in_the_way.append(target)
+        if in_the_way:
+            raise UserInputError(
+                f"--output {str(output)!r}: {str(in_the_way[0])!r} is in the place of a report "
+                "file or folder; move it and run again."
+            )
+    files = sorted(new, key=lambda name: _LAST.index(name) + 1 if name in _LAST else 0)
+    files.append(MANIFEST_FILE)
+    remove = {name: entry for name, entry in _listed(output).items() if name not in new}
+    for name in new:  # durable before the journal points at them
+        with contextlib.suppress(OSError), open(staging / name, "rb") as handle:
+            os.fsync(handle.fileno())
+    journal = {"staging": staging.name, "files": files, "remove": remove}
+    with _signals_held(), _lock(output):
+        atomic_write_text(output / COMMIT_JOURNAL, json.dumps(journal))
+        _finish(output, journal)
+
+
+def _finish(output: Path, journal: Mapping[str, Any]) -> None:
+    """Carry out a swap journal; safe to repeat after an interruption."""
+    staging = output / _relative(journal["staging"])
+    for name in journal["files"]:
+        source = staging / _relative(name)
+        if source.is_file():  # else renamed in before the interruption
+            (output / _relative(name)).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, output / _relative(name))
+    for name, (size, digest) in journal["remove"].items():
+        path = output / _relative(name)
+        if not path.is_file():
+            continue
+        if path.stat().st_size == size and file_digest(path) == digest:  # still ours
+            path.unlink()
+            for folder in path.parents:  # the folders it leaves empty
+                if folder == output:
+                    break
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+    (output / COMMIT_JOURNAL).unlink()
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def _relative(name: str) -> Path:
+    """``name`` from a manifest or journal as a path that stays inside the output."""
+    path = Path(name)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise ValueError(f"{name!r} is not a path inside the output")
+    return path
+
+
+def recover_output(output: str | os.PathLike) -> None:
+    """Tidy what an interrupted run left in ``output``: complete a swap it was killed in (from its
+    journal) and remove its staging folder. A run calls this first; it leaves the staging folder
+    of a run still going (locked) alone."""
+    folder = Path(output)
+    if not folder.is_dir():
+        return
+    with _lock(folder):
+        journal_path = folder / COMMIT_JOURNAL
+        if journal_path.is_file():
+            try:
+                journal = json.loads(journal_path.read_text(encoding="utf-8"))
+                _finish(folder, journal)
+            except (ValueError, KeyError, TypeError):  # not a journal we wrote: drop it
+                journal_path.unlink(missing_ok=True)
+        for leftover in folder.glob(STAGING_PREFIX + "*"):
+            if leftover.is_dir() and not leftover.is_symlink():
+                with _lock(leftover, wait=False) as free:
+                    if free:  # its run has ended (None: cannot tell, leave it)
+                        shutil.rmtree(leftover, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) and SIGTERM until the block ends, then act on them: a swap is not cut
+    in two. Only in the main thread (where Python handles signals)."""
+    signums = [signal.SIGINT, signal.SIGTERM]
+    previous = {signum: signal.getsignal(signum) for signum in signums}
+    if threading.current_thread() is not threading.main_thread() or None in previous.values():
+        yield
+        return
+    received: list[int] = []
+    for signum in signums:
+        signal.signal(signum, lambda number, frame: received.append(number))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for number in received:
+            signal.raise_signal(number)

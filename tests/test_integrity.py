@@ -1,0 +1,101 @@
+"""Atomic writes and cache manifests (sts_extras.integrity): what every cache entry relies on."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from sts_extras.integrity import (
+    MANIFEST_FILE,
+    CacheDiscardedWarning,
+    atomic_directory,
+    atomic_write_text,
+    discard,
+    verify_manifest,
+    write_manifest,
+)
+
+
+@pytest.fixture
+def entry(tmp_path):
+    folder = tmp_path / "entry"
+    folder.mkdir()
+    (folder / "vectors.bin").write_bytes(bytes(range(256)) * 4)
+    (folder / "sub").mkdir()
+    (folder / "sub" / "config.json").write_text('{"dim": 4}', encoding="utf-8")
+    write_manifest(folder, {"model": "m", "revision": "r"})
+    return folder
+
+
+def test_an_untouched_entry_verifies(entry):
+    assert verify_manifest(entry, {"model": "m", "revision": "r"}) is None
+    assert verify_manifest(entry) is None
+
+
+def test_a_flipped_byte_is_found(entry):
+    data = bytearray((entry / "vectors.bin").read_bytes())
+    data[500] ^= 0xFF
+    (entry / "vectors.bin").write_bytes(bytes(data))
+    assert "vectors.bin was changed" in verify_manifest(entry)
+
+
+@pytest.mark.parametrize(
+    "damage, expected",
+    [
+        (lambda f: (f / "vectors.bin").write_bytes(b"short"), "vectors.bin was changed"),
+        (lambda f: (f / "sub" / "config.json").unlink(), "config.json is missing"),
+        (lambda f: (f / "extra.npy").write_bytes(b"x"), "extra.npy is not in the manifest"),
+        (lambda f: (f / MANIFEST_FILE).unlink(), "is missing"),
+        (lambda f: (f / MANIFEST_FILE).write_text("{not json", encoding="utf-8"), "unreadable"),
+    ],
+    ids=["truncated", "deleted", "added", "no-manifest", "bad-manifest"],
+)
+def test_each_kind_of_damage_is_named(entry, damage, expected):
+    damage(entry)
+    assert expected in verify_manifest(entry)
+
+
+def test_other_settings_do_not_verify(entry):
+    assert "other settings" in verify_manifest(entry, {"model": "m", "revision": "other"})
+
+
+def test_the_manifest_lists_sizes_and_digests(entry):
+    manifest = json.loads((entry / MANIFEST_FILE).read_text(encoding="utf-8"))
+    assert sorted(manifest["files"]) == ["sub/config.json", "vectors.bin"]
+    assert manifest["files"]["vectors.bin"][0] == 1024
+
+
+def test_atomic_write_replaces_whole_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "a" / "report.md"
+    atomic_write_text(target, "first")
+    atomic_write_text(target, "second")
+    assert target.read_text(encoding="utf-8") == "second"
+    assert os.listdir(target.parent) == ["report.md"]
+    assert oct(target.stat().st_mode & 0o777) == oct(0o644)
+
+
+def test_atomic_directory_swaps_in_whole_or_not_at_all(tmp_path):
+    target = tmp_path / "entry"
+    with atomic_directory(target) as staging:
+        (staging / "a").write_text("old", encoding="utf-8")
+    with pytest.raises(RuntimeError), atomic_directory(target) as staging:
+        (staging / "a").write_text("half", encoding="utf-8")
+        raise RuntimeError("killed")
+    assert (target / "a").read_text(encoding="utf-8") == "old"
+    with atomic_directory(target) as staging:
+        (staging / "b").write_text("new", encoding="utf-8")
+    assert sorted(os.listdir(target)) == ["b"]
+    assert sorted(os.listdir(tmp_path)) == ["entry"]  # no staging or old copies left
+
+
+def test_discard_removes_with_one_warning(entry, tmp_path):
+    with pytest.warns(CacheDiscardedWarning, match="because it was edited"):
+        discard(entry, "because it was edited")
+    assert not entry.exists()
+    stray = tmp_path / "file.npy"
+    stray.write_bytes(b"x")
+    with pytest.warns(CacheDiscardedWarning):
+        discard(stray, "unreadable")
+    assert not stray.exists()
