@@ -18,12 +18,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sts_extras._validation import check_real_columns
 from sts_extras.errors import UserInputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import evaluate
 
-__all__ = ["METRICS", "load_metric", "metric_path"]
+__all__ = ["METRICS", "RealScoreColumns", "load_metric", "metric_path"]
 
 # module name -> evaluate module type (comparisons take predictions1/predictions2/references)
 METRICS: dict[str, str] = {
@@ -109,3 +110,22 @@ def load_metric(name: str, **kwargs: Any) -> evaluate.EvaluationModule:
 
     path = metric_path(name)
     return evaluate.load(str(path), module_type=METRICS[path.name], **kwargs)
+
+
+class RealScoreColumns:
+    """Mixin for our ``evaluate`` modules: refuse booleans, complex numbers and strings on input.
+
+    The modules declare float64 features, and Arrow would parse ``"0.5"`` and turn ``True`` into
+    1.0 before the statistics see them, so ``add`` and ``add_batch`` check the columns first.
+    Put it before ``evaluate.Metric`` / ``evaluate.Comparison`` in the bases.
+    """
+
+    def add_batch(self, **columns: Any) -> Any:
+        """Add a batch of scores; booleans, complex numbers and strings are refused."""
+        check_real_columns(**columns)
+        return super().add_batch(**columns)  # type: ignore[misc]
+
+    def add(self, **columns: Any) -> Any:
+        """Add the scores of one item; booleans, complex numbers and strings are refused."""
+        check_real_columns(**columns)
+        return super().add(**columns)  # type: ignore[misc]

@@ -7,7 +7,7 @@ import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras._validation import check_real_columns
+from sts_extras.evaluate_modules import RealScoreColumns
 from sts_extras.stats import correlation
 
 _DESCRIPTION = """
@@ -103,7 +103,7 @@ _CITATION = """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ScaledPearson(evaluate.Metric):
+class ScaledPearson(RealScoreColumns, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -117,17 +117,6 @@ class ScaledPearson(evaluate.Metric):
             ),
             reference_urls=["https://doi.org/10.5539/mas.v13n10p26"],
         )
-
-    # Arrow would parse "0.5" and turn True into 1.0 for the float64 features: refuse them first.
-    def add_batch(self, **columns):
-        """Add a batch of scores; booleans, complex numbers and strings are refused."""
-        check_real_columns(**columns)
-        return super().add_batch(**columns)
-
-    def add(self, **columns):
-        """Add the scores of one item; booleans, complex numbers and strings are refused."""
-        check_real_columns(**columns)
-        return super().add(**columns)
 
     def _compute(
         self, predictions, references, bins=3, score_range=None, strategy="width", closed="left"
