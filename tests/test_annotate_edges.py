@@ -222,3 +222,12 @@ def test_output_in_a_folder_the_user_cannot_write_exits_2(tmp_path, capsys, monk
     err = _user_error(capsys, ["annotate", "score", str(votes), "--output", str(locked / "x.csv")])
     assert "--output" in err and "not writable" in err
     assert list(locked.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["plan", "simulate"])
+def test_a_huge_n_ballots_is_refused_up_front(capsys, command):
+    """Before: --n-ballots 1000000000 looped a billion times before any error."""
+    extra = ["--n-items", "20", "--m", "4"] if command == "plan" else ["--reps", "1"]
+    assert main(["annotate", command, "--n-ballots", "1000000000", *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "n_ballots" in err[0] and "10000" in err[0]

@@ -31,6 +31,7 @@ from sts_extras._validation import check_open_unit_interval, check_positive_int,
 from sts_extras.errors import UserInputError, UserInputTypeError
 
 __all__ = [
+    "MAX_BALLOTS",
     "MAX_PAIRS",
     "CampaignPlan",
     "DesignWarning",
@@ -47,6 +48,9 @@ __all__ = [
 #: Most pairs :func:`draw_pairs` draws for one ballot: 10 million (about 2 GB and 16 s to draw
 #: and write as CSV; a real campaign, such as the paper's, has tens of thousands).
 MAX_PAIRS = 10_000_000
+#: Most ballots of one campaign: sizes shrink by ``alpha`` per ballot, and once rounding keeps
+#: them fixed (e.g. 50 items at alpha = 0.99) more ballots repeat the same one; the paper uses 7.
+MAX_BALLOTS = 10_000
 
 
 class DesignWarning(UserWarning):
@@ -207,6 +211,11 @@ def ballot_sizes(n_items: int, alpha: float, n_ballots: int) -> tuple[int, ...]:
     n_items = check_positive_int(n_items, "n_items", minimum=2)
     alpha = check_open_unit_interval(alpha, "alpha")
     n_ballots = check_positive_int(n_ballots, "n_ballots")
+    if n_ballots > MAX_BALLOTS:
+        raise UserInputError(
+            f"`n_ballots` must be at most {MAX_BALLOTS} (ballots shrink by alpha until rounding "
+            f"keeps their size fixed; the paper uses 7), got {n_ballots}."
+        )
     sizes = [n_items]
     for _ in range(n_ballots - 1):
         sizes.append(round_half_up(alpha * sizes[-1]))
