@@ -196,38 +196,20 @@ def model_meta(
     name : str, optional
         The MTEB name; default ``"sts-extras/<method>-<vectors name>"``.
     """
-    with requires_extra("mteb"):
-        from mteb.models import ModelMeta
-        from mteb.models.model_meta import ScoringFunction
-
     provenance = vector_provenance(vectors)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", vectors.name).strip("-")
     n_parameters = int(len(vectors) * vectors.dim)
-    fuzzy = method.startswith(("DynaMax", "MaxPool"))
-    return ModelMeta(
+    return _static_model_meta(
+        method=method,
+        sif=sif,
+        similarity_fn=similarity_fn,
+        provenance=provenance,
         loader=loader,
         name=name or f"sts-extras/{method}-{slug}",
         revision=revision,
-        release_date=None,
-        languages=provenance.languages,
         n_parameters=n_parameters,
-        n_embedding_parameters=n_parameters,
         memory_usage_mb=round(vectors.vectors.nbytes / 2**20, 2),
-        max_tokens=float("inf"),
         embed_dim=vectors.dim,
-        license=provenance.license,
-        open_weights=True,
-        public_training_code=None,
-        public_training_data=None,
-        framework=["NumPy"],
-        reference=DYNAMAX_URL if fuzzy else AVERAGE_URL,
-        similarity_fn_name=ScoringFunction(similarity_fn),
-        use_instructions=False,
-        training_datasets=provenance.training_datasets,
-        adapted_from=provenance.adapted_from,
-        modalities=["text"],
-        model_type=["dense"],
-        citation=_citation(fuzzy, sif, provenance.distilled),
     )
 
 
@@ -245,6 +227,34 @@ def catalog_meta(
     Size fields the vectors alone determine (parameters, memory) are None here; the model
     :func:`mteb.get_model` returns fills them from the vectors it loaded.
     """
+    return _static_model_meta(
+        method=method,
+        sif=False,
+        similarity_fn=similarity_fn,
+        provenance=provenance,
+        loader=loader,
+        name=name,
+        revision=None,
+        n_parameters=None,
+        memory_usage_mb=None,
+        embed_dim=embed_dim,
+    )
+
+
+def _static_model_meta(
+    *,
+    method: str,
+    sif: bool,
+    similarity_fn: str,
+    provenance: VectorProvenance,
+    loader: Any,
+    name: str,
+    revision: str | None,
+    n_parameters: int | None,
+    memory_usage_mb: float | None,
+    embed_dim: int,
+) -> Any:
+    """The ``ModelMeta`` of a static-vector model from what sets it apart; the rest is common."""
     with requires_extra("mteb"):
         from mteb.models import ModelMeta
         from mteb.models.model_meta import ScoringFunction
@@ -253,12 +263,12 @@ def catalog_meta(
     return ModelMeta(
         loader=loader,
         name=name,
-        revision=None,
+        revision=revision,
         release_date=None,
         languages=provenance.languages,
-        n_parameters=None,
-        n_embedding_parameters=None,
-        memory_usage_mb=None,
+        n_parameters=n_parameters,
+        n_embedding_parameters=n_parameters,
+        memory_usage_mb=memory_usage_mb,
         max_tokens=float("inf"),
         embed_dim=embed_dim,
         license=provenance.license,
@@ -273,5 +283,5 @@ def catalog_meta(
         adapted_from=provenance.adapted_from,
         modalities=["text"],
         model_type=["dense"],
-        citation=_citation(fuzzy, False, provenance.distilled),
+        citation=_citation(fuzzy, sif, provenance.distilled),
     )
