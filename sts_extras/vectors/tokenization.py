@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from sts_extras._validation import as_sentence_list
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.optional import requires_extra
 
@@ -216,7 +217,7 @@ class Vocabulary:
         self, texts: Sequence[str], *, on_missing: Callable[[str], int | None] | None = None
     ) -> TokenizedSentences:
         """Row ids of each text (unknown tokens dropped) with out-of-vocabulary counts."""
-        texts = _as_texts(texts)
+        texts = as_sentence_list(texts, "texts")
         if self.tokenizer is None and self.stop_words is None:
             return self._encode_hf(texts)
         ids: list[np.ndarray] = []
@@ -298,17 +299,3 @@ def _unk_token_id(tokenizer: Any) -> int | None:
         return tokenizer.token_to_id(unk)
     unk_id = model.get("unk_id")
     return int(unk_id) if unk_id is not None else None
-
-
-def _as_texts(texts: Any) -> list[str]:
-    if isinstance(texts, str):
-        raise UserInputTypeError(
-            "Expected a sequence of sentences, got a single string; wrap it in a list."
-        )
-    items = list(texts)
-    for index, text in enumerate(items):
-        if not isinstance(text, str):
-            raise UserInputTypeError(
-                f"Sentence {index} must be a string, got {type(text).__name__}."
-            )
-    return items
