@@ -38,7 +38,6 @@ from sts_extras._validation import (
     check_open_unit_interval,
     check_positive_int,
     check_seed,
-    unit_scaled,
 )
 from sts_extras.errors import UserInputError
 from sts_extras.stats.resampling import (
@@ -233,10 +232,7 @@ def bootstrap_correlation_difference(
         seed,
     )
     n = ref.size
-    # Exact power-of-two scaling: the engine's sums of squares stay finite at any magnitude.
-    engine = (PearsonDelta if statistic == "pearson" else SpearmanDelta)(
-        unit_scaled(ref), unit_scaled(p1), unit_scaled(p2)
-    )
+    engine = (PearsonDelta if statistic == "pearson" else SpearmanDelta)(ref, p1, p2)
     # The observed sample is the resample with every count 1: same arithmetic, so a resample
     # equal to the sample ties exactly with it (BCa counts ties half).
     r1, r2 = (float(v[0]) for v in engine.correlations(np.ones((1, n))))

@@ -39,7 +39,6 @@ from sts_extras._validation import (
     check_open_unit_interval,
     check_positive_int,
     check_seed,
-    unit_scaled,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.stats.bootstrap import BOOTSTRAP_STATISTICS, MIN_RECOMMENDED_RESAMPLES
@@ -232,12 +231,10 @@ def _compare_models_iv(references, predictions, statistic, method, alternative, 
     )
     for array, name in zip(vectors, ["references", *(f"predictions[{n!r}]" for n in names)]):
         check_not_constant(array, name, what="the correlation")
-    # Exact power-of-two scaling: sums of squares stay finite at any magnitude.
-    scaled = [unit_scaled(vector) for vector in vectors]
     return (
         names,
-        scaled[0],
-        np.vstack(scaled[1:]),
+        vectors[0],
+        np.vstack(vectors[1:]),
         check_choice(statistic, "statistic", BOOTSTRAP_STATISTICS),
         check_choice(method, "method", DEPENDENT_METHODS),
         check_choice(alternative, "alternative", ALTERNATIVES),

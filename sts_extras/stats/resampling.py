@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from sts_extras._validation import unit_scaled
 from sts_extras.stats.jackknife import spearman_jackknife
 
 __all__ = [
@@ -113,6 +114,8 @@ def _pearson_from_sums(count, sx, sy, sxx, syy, sxy):
 
 def _standardise(x: np.ndarray) -> np.ndarray:
     # Correlations are invariant to affine maps; unit scale keeps the one-pass sums accurate.
+    # The exact power-of-two scaling first keeps the mean and std finite at any magnitude.
+    x = unit_scaled(x)
     return (x - x.mean()) / x.std()
 
 
