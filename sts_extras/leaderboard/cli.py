@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sts_extras.leaderboard.pipeline import DEFAULT_OUTPUT, run_leaderboard
 from sts_extras.leaderboard.resolve import MIN_RESAMPLES, check_n_resamples
+from sts_extras.leaderboard.writers import check_figure_formats
 
 __all__ = ["add_arguments", "run"]
 
@@ -105,7 +106,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="round system scores to 3 decimals before every statistic (STSS-131 guidance)",
     )
-    parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    parser.add_argument(
+        "--figure-format",
+        metavar="FORMATS",
+        help="comma-separated figure formats: pdf, png, svg (default: pdf,png)",
+    )
+    parser.add_argument(
+        "--score-range",
+        nargs=2,
+        type=float,
+        metavar=("MIN", "MAX"),
+        help="gold-score range of --task CSV files (default: read from the file)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
@@ -117,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     exits with 2).
     """
     check_n_resamples(args.n_resamples, "--n-resamples")  # before the output is touched
+    check_figure_formats(args.figure_format, "--figure-format")
     result = run_leaderboard(
         models=args.model,
         vectors=args.vectors,
@@ -131,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         test=args.test,
         adjust=args.adjust,
         figures=not args.no_figures,
+        figure_formats=args.figure_format,
+        score_range=None if args.score_range is None else tuple(args.score_range),
         progress=not args.no_progress,
         trust_remote_code=args.trust_remote_code,
         trust_pickle=args.trust_pickle,

@@ -74,6 +74,7 @@ NOT_EVALUATION_CODE = (
     "leaderboard/pipeline.py",
     "leaderboard/report.py",
     "leaderboard/scoring.py",
+    "leaderboard/writers.py",
     "cli.py",
     "describe.py",
     "power_cli.py",

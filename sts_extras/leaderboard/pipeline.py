@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras._validation import check_choice, check_positive_int
-from sts_extras.integrity import file_digest, write_manifest
-from sts_extras.leaderboard import report, resolve
+from sts_extras.leaderboard import resolve
 from sts_extras.leaderboard.evaluation import evaluate_models
 from sts_extras.leaderboard.report_set import commit, recover_output, staging_folder
 from sts_extras.leaderboard.scoring import LeaderboardResult, score_leaderboard
+from sts_extras.leaderboard.writers import check_figure_formats, write_reports
 from sts_extras.optional import check_installed
 
 __all__ = ["DEFAULT_OUTPUT", "run_leaderboard"]
@@ -47,6 +47,8 @@ def run_leaderboard(
     test: str = "meng1992",
     adjust: str = "holm",
     figures: bool = True,
+    figure_formats: str | Sequence[str] | None = None,
+    score_range: tuple[float, float] | None = None,
     progress: bool = True,
     cache_dir: str | os.PathLike | None = None,
     trust_remote_code: bool = False,
@@ -92,7 +94,12 @@ def run_leaderboard(
     adjust : str, default "holm"
         p-value adjustment within a task (one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`).
     figures : bool, default True
-        Write the PNG figures (kept as they are when what they show did not change).
+        Write the figures (kept as they are when what they show did not change).
+    figure_formats : str or sequence of str, optional
+        Figure file formats, some of ``"pdf"``, ``"png"``, ``"svg"`` (a comma-separated string
+        or a sequence; default :data:`~sts_extras.leaderboard.writers.DEFAULT_FIGURE_FORMATS`).
+    score_range : (float, float), optional
+        The gold-score range of tasks given as CSV files (default: read from the file).
     progress : bool, default True
         Show progress bars.
     cache_dir : path, optional
@@ -132,13 +139,14 @@ def run_leaderboard(
     check_positive_int(bins, "bins")
     check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
     _check_methods(test, adjust)
+    formats = check_figure_formats(figure_formats)
     # a missing extra fails here, with the pip command, before any work
     check_installed("mteb", extra="mteb")
     if figures:
         check_installed("matplotlib", extra="figures")
     output_dir = resolve.prepare_output(output)
     cache = Path(cache_dir).expanduser() if cache_dir is not None else resolve.cache_root()
-    task_objects = resolve.resolve_tasks(tasks)
+    task_objects = resolve.resolve_tasks(tasks, score_range=score_range)
     entries = resolve.resolve_models(
         models,
         vectors,
@@ -166,23 +174,16 @@ def run_leaderboard(
             adjust=adjust,
             progress=progress,
         )
-        report.write_json(
+        write_reports(
             result,
-            staging / "leaderboard.json",
-            models=model_info,
-            extra={"versions": _versions()},
+            staging,
+            model_info=model_info,
             score_keys=score_keys,
+            versions=_versions(),
+            figures=figures,
+            figure_formats=formats,
+            reuse_figures_from=output_dir,
         )
-        run_id = file_digest(staging / "leaderboard.json")
-        report.write_csv(result, staging / "leaderboard.csv")
-        report.write_markdown(
-            result, staging / "leaderboard.md", score_keys=score_keys, run_id=run_id
-        )
-        if figures:
-            from sts_extras.leaderboard.figure_cache import write_figures_if_changed
-
-            write_figures_if_changed(result, staging, reuse_from=output_dir)
-        write_manifest(staging, {"run": run_id})
         commit(staging, output_dir)
     return result
 

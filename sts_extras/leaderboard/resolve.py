@@ -174,7 +174,9 @@ def _normalise(name: str) -> str:
     return re.sub(r"[\s_\-]", "", name).lower()
 
 
-def resolve_tasks(names: Sequence[Any] | None) -> list[Any]:
+def resolve_tasks(
+    names: Sequence[Any] | None, *, score_range: tuple[float, float] | None = None
+) -> list[Any]:
     """Turn task names into loaded MTEB task objects; ``UserInputError`` with close matches.
 
     Items may also be ready ``AbsTaskSTS`` objects (a user's own task), used as given.
