@@ -20,7 +20,7 @@ import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ __all__ = [
     "discard",
     "file_digest",
     "folder_digests",
+    "verify_listed",
     "verify_manifest",
     "write_manifest",
 ]
@@ -161,6 +162,35 @@ def verify_manifest(folder: Path, key: Mapping[str, Any] | str | None = None) ->
             return f"{folder / name} is not in the manifest"
         if present[name] != listed[name]:
             return f"{folder / name} was changed after it was written"
+    return None
+
+
+def verify_listed(folder: Path, names: Iterable[str]) -> str | None:
+    """Why some of the files ``names`` (relative to ``folder``) cannot be trusted, or None.
+
+    Unlike :func:`verify_manifest`, other files of ``folder`` are allowed (an output directory
+    may hold the user's own files): each named file must be listed in the manifest with the
+    size and digest it has now.
+    """
+    path = folder / MANIFEST_FILE
+    try:
+        listed = json.loads(path.read_text(encoding="utf-8"))["files"]
+    except FileNotFoundError:
+        return f"{path} is missing"
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return f"{path} is unreadable ({type(error).__name__})"
+    for name in names:
+        file = folder / name
+        if name not in listed:
+            return f"{file} is not in the manifest"
+        try:
+            present = [file.stat().st_size, file_digest(file)]
+        except FileNotFoundError:
+            return f"{file} is missing"
+        except OSError as error:
+            return f"{file} is unreadable ({error.strerror or type(error).__name__})"
+        if present != listed[name]:
+            return f"{file} was changed after it was written"
     return None
 
 

@@ -152,7 +152,7 @@ def _rerun_until(vectors: Path, output: Path, point: str, marker: Path, pause: f
         return wrapper
 
     if point == "evaluated":
-        pipeline.evaluate_models = after(pipeline.evaluate_models)
+        pipeline.evaluate_cells = after(pipeline.evaluate_cells)
     elif point == "json written":
         report.write_json = after(report.write_json)
     elif point == "figures half drawn":

@@ -1,48 +1,62 @@
-"""Run models × tasks through ``mteb.evaluate`` and collect the per-pair scores MTEB used.
+"""Evaluate one model × task cell with ``mteb.evaluate`` and return the files MTEB wrote.
 
-Each model is built and evaluated on all tasks with ``mteb.evaluate`` (MTEB's normal result files
-go to ``<output>/mteb_results``, its per-pair predictions to ``<output>/predictions/<model>/``);
-then the per-pair scores are read back from MTEB's prediction files, so every statistic is
-computed on exactly the scores MTEB's own ``pearson`` was computed on. A model that fails is
-recorded as a failure on the tasks it could not run, and the others go on.
+The cell is the unit of work of the leaderboard, wherever it runs (this process, a Dask worker,
+one job of a SLURM array): :func:`evaluate_cell` builds the model (once per process, see
+:class:`BuiltModels`), runs ``mteb.evaluate`` on one task in a scratch folder and returns MTEB's
+files as bytes (the per-pair prediction file, the task result, the model metadata), with the
+``pearson`` MTEB reported and the model's description. The caller writes them into the output
+(:mod:`~sts_extras.leaderboard.cells`); the statistics are later computed on exactly the per-pair
+scores of those files. A model or task that fails is returned as the cell's error, and the other
+cells go on.
 
 Caching. MTEB's result cache skips a model entirely when a result exists, but it keeps no per-pair
 scores, so the leaderboard asks MTEB to evaluate (``overwrite_strategy="always"``) and caches the
 expensive parts underneath: sentence-transformer encodings (MTEB's embedding cache, keyed by a
 fingerprint of the model files) and distilled static vectors
-(:meth:`sts_extras.vectors.WordVectors.from_sentence_transformer`). A model whose every task was
-evaluated before with the same model files, data and versions is not evaluated again: the files
-MTEB wrote then are copied back (:mod:`~sts_extras.leaderboard.evaluation_store`), so a re-run
-neither loads the model nor imports sentence-transformers. All of it lives under
-``$STS_EXTRAS_CACHE`` (default ``~/.cache/sts_extras``). Encodings and stored evaluations are
-checked against their manifests before they are read (:mod:`sts_extras.integrity`): one that fails
-is discarded with a :class:`~sts_extras.integrity.CacheDiscardedWarning` and rebuilt, so a damaged
-cache costs time, never a different number.
+(:meth:`sts_extras.vectors.WordVectors.from_sentence_transformer`). A cell evaluated before with
+the same model files, data and versions is not evaluated again: the files MTEB wrote then are
+returned (:mod:`~sts_extras.leaderboard.evaluation_store`), so a re-run neither loads the model
+nor imports sentence-transformers. All of it lives under ``$STS_EXTRAS_CACHE`` (default
+``~/.cache/sts_extras``). Encodings and stored evaluations are checked against their manifests
+before they are read (:mod:`sts_extras.integrity`): one that fails is discarded with a
+:class:`~sts_extras.integrity.CacheDiscardedWarning` and rebuilt, so a damaged cache costs time,
+never a different number.
 
 Scores. Every model is scored by its own similarity: the ``similarity_scores`` of MTEB's
 prediction files (for DynaMax, DynaMax itself), on every STS task, whatever the task's main score
 (most MTEB STS tasks name ``cosine_spearman``). Only where a file has none is ``cosine_scores``
-read; which key each model × unit used is returned with the scores.
+read; which key each model × unit used is reported with the scores.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import tempfile
 import warnings
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sts_extras.integrations.hub import one_line
-from sts_extras.leaderboard.evaluation_store import EvaluationStore, StoredTask, model_key, task_key
+from sts_extras.leaderboard.evaluation_store import EvaluationStore, StoredTask, task_key
+from sts_extras.leaderboard.evaluation_store import model_key as store_model_key
 from sts_extras.leaderboard.resolve import ModelEntry
-from sts_extras.leaderboard.scoring import TaskScores
 
-__all__ = ["Unit", "evaluate_models", "slug", "task_units"]
+__all__ = [
+    "ENCODE_KWARGS",
+    "BuiltModels",
+    "CellOutcome",
+    "Unit",
+    "loaded_task_key",
+    "evaluate_cell",
+    "model_description",
+    "slug",
+    "task_units",
+]
 
 
 def slug(name: str) -> str:
@@ -94,7 +108,7 @@ def _split_data(task: Any, subset: str, split: str) -> Any:
     return task.dataset[subset][split]
 
 
-def _task_key(task: Any) -> str:
+def loaded_task_key(task: Any) -> str:
     """The store key of a loaded task: its name and every column of every evaluated split."""
     return task_key(
         task.metadata.name,
@@ -105,80 +119,141 @@ def _task_key(task: Any) -> str:
     )
 
 
-def evaluate_models(
-    entries: Sequence[ModelEntry],
-    tasks: Sequence[Any],
-    output: Path,
+class BuiltModels:
+    """The model most recently built in this process, kept for the next cell of the same model.
+
+    Cells are run model by model, so one slot is enough; it keeps a single model in memory. A
+    model that failed to build is not built again for its other cells: the same error is raised.
+    """
+
+    def __init__(self) -> None:
+        self._key: Any = None
+        self._model: Any = None
+        self._error: BaseException | None = None
+
+    def get(self, key: Any, entry: ModelEntry) -> Any:
+        """The built model of ``entry`` (``key`` names it within the run); built when new."""
+        if self._key != key:
+            self.clear()
+            self._key = key
+            try:
+                self._model = entry.build()
+            except Exception as error:
+                self._error = error
+                raise
+        if self._error is not None:
+            raise self._error
+        return self._model
+
+    def clear(self) -> None:
+        """Let the model's memory go back."""
+        self._key = self._model = self._error = None
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    """What one model × task cell produced.
+
+    Attributes
+    ----------
+    model, task : str
+        The model's display name and the task's name.
+    info : dict
+        The model's description for the reports: ``kind``, ``source``, and when it was built or
+        restored ``mteb_name`` and ``mteb_revision`` (``trust_remote_code`` when allowed).
+    files : dict of str to bytes
+        Path relative to the output -> content: the prediction file
+        (``predictions/<model>/<task>_predictions.json``), MTEB's task result and model metadata
+        (``mteb_results/...``). Empty when the cell failed.
+    run_settings : list of dict
+        The cell's entries of MTEB's run-settings file (merged into the output's).
+    pearson : dict
+        ``"subset/split"`` -> the unrounded ``pearson`` MTEB reported (None if it had none).
+    error : str or None
+        Why the cell has no scores.
+    """
+
+    model: str
+    task: str
+    info: dict[str, Any]
+    files: dict[str, bytes] = field(default_factory=dict)
+    run_settings: list[dict[str, Any]] = field(default_factory=list)
+    pearson: dict[str, float | None] = field(default_factory=dict)
+    error: str | None = None
+
+
+def model_description(entry: ModelEntry) -> dict[str, Any]:
+    """The description of a model in the reports before it is built."""
+    info: dict[str, Any] = {"kind": entry.kind, "source": entry.source}
+    if entry.trust_remote_code:
+        info["trust_remote_code"] = True
+    return info
+
+
+#: Encode options of every evaluation (part of the store's model key).
+ENCODE_KWARGS: dict[str, Any] = {"batch_size": 32, "show_progress_bar": False}
+
+
+def evaluate_cell(
+    entry: ModelEntry,
+    task: Any,
     *,
-    progress: bool = True,
-    batch_size: int = 32,
-    cache_dir: Path | None = None,
-) -> tuple[list[TaskScores], dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
-    """Run every model on every task with ``mteb.evaluate``; return the scores per unit.
+    task_key: str,
+    cache_dir: Path | None,
+    models: BuiltModels,
+    model_key: Any,
+) -> CellOutcome:
+    """Evaluate ``entry`` on one loaded task; never raises for a model or task failure.
 
-    With ``cache_dir``, a model (with an ``identity``) whose every task was evaluated before is
-    restored from ``cache_dir/evaluations`` instead, and evaluated models are stored there.
-
-    Returns
-    -------
-    units : list of TaskScores
-        One per (task, subset, split), with each model's per-pair scores read from MTEB's
-        prediction files (failed models listed in ``failures``).
-    models : dict
-        Display name -> ``{"kind", "source", "mteb_name", "mteb_revision"}``, and
-        ``"trust_remote_code": True`` for a model allowed to run code from its repository.
-    score_keys : dict
-        Unit label -> display name -> the key of the prediction file its scores were read from:
-        ``"similarity_scores"`` (the model's own similarity) or ``"cosine_scores"``.
+    Parameters
+    ----------
+    entry : ModelEntry
+        The model.
+    task : mteb AbsTaskSTS
+        The task, its data loaded.
+    task_key : str
+        The task's :func:`loaded_task_key`.
+    cache_dir : pathlib.Path, optional
+        The cache: with it, a cell evaluated before (same model key and task data) is returned
+        from ``cache_dir/evaluations`` and a new evaluation is stored there.
+    models : BuiltModels
+        Where the built model is kept for the next cell of the same model.
+    model_key : hashable
+        Names ``entry`` within the run (the key of ``models``).
     """
     import mteb
 
-    from sts_extras.integrations.mteb import (
-        evaluated_tasks,
-        failed_tasks,
-        prediction_file,
-        quiet_mteb,
-        read_prediction,
-    )
+    from sts_extras.integrations.mteb import evaluated_tasks, failed_tasks, quiet_mteb
     from sts_extras.models import MainScoreWarning
 
-    units = [unit for task in tasks for unit in task_units(task)]
-    predictions: dict[str, dict[str, np.ndarray]] = {unit.label: {} for unit in units}
-    failures: dict[str, dict[str, str]] = {unit.label: {} for unit in units}
-    mteb_pearson: dict[str, dict[str, float]] = {unit.label: {} for unit in units}
-    score_keys: dict[str, dict[str, str]] = {unit.label: {} for unit in units}
-    model_info: dict[str, dict[str, Any]] = {}
-    results_cache = mteb.ResultCache(output / "mteb_results")
-
-    encode_kwargs: Any = {"batch_size": batch_size, "show_progress_bar": False}
-    task_keys = {task.metadata.name: _task_key(task) for task in tasks} if cache_dir else {}
-
-    for entry in _bar(entries, progress):
-        info: dict[str, Any] = {"kind": entry.kind, "source": entry.source}
-        if entry.trust_remote_code:
-            info["trust_remote_code"] = True
-        model_info[entry.name] = info
-        folder = output / "predictions" / slug(entry.name)
-        store = (
-            EvaluationStore(cache_dir / "evaluations", model_key(entry.identity, encode_kwargs))
-            if cache_dir is not None and entry.identity is not None
-            else None
+    info = model_description(entry)
+    encode_kwargs: Any = dict(ENCODE_KWARGS)
+    task_name = task.metadata.name
+    units = task_units(task)
+    store = (
+        EvaluationStore(cache_dir / "evaluations", store_model_key(entry.identity, ENCODE_KWARGS))
+        if cache_dir is not None and entry.identity is not None
+        else None
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="sts-extras-cell-"))
+    try:
+        folder = scratch / "predictions" / slug(entry.name)
+        results_cache = mteb.ResultCache(scratch / "mteb_results")
+        stored = store.lookup({task_name: task_key}) if store is not None else None
+        reported = (
+            _restore(stored[task_name], task_name, folder, results_cache, info) if stored else None
         )
-        stored = store.lookup(task_keys) if store is not None else None
-        errors: dict[str, str] = {}
-        reported = _restore(stored, folder, results_cache, info) if stored else None
         if reported is None:
             try:
                 with quiet_mteb(), warnings.catch_warnings():
                     # ranks use the model's own similarity, never the task's main score
                     warnings.simplefilter("ignore", MainScoreWarning)
-                    model = entry.build()
+                    model = models.get(model_key, entry)
                     meta = model.mteb_model_meta
                     info.update(mteb_name=str(meta.name), mteb_revision=str(meta.revision))
-                    shutil.rmtree(folder, ignore_errors=True)
                     result = mteb.evaluate(
                         model,
-                        list(tasks),
+                        [task],
                         cache=results_cache,
                         overwrite_strategy="always",
                         prediction_folder=folder,
@@ -188,50 +263,59 @@ def evaluate_models(
                         encode_kwargs=encode_kwargs,
                     )
             except Exception as error:  # noqa: BLE001 -- one model failing must not stop the others
-                for unit in units:
-                    failures[unit.label][entry.name] = f"{type(error).__name__}: {one_line(error)}"
-                continue
-            finally:
-                model = None  # its memory goes back before the next model is built
-            # MTEB keeps a task's error as text
-            errors = {
-                name: one_line(RuntimeError(message))
-                for name, message in failed_tasks(result).items()
-            }
-            reported = {
-                name: _pearsons(task_result, name, units)
-                for name, task_result in evaluated_tasks(result).items()
-            }
-            if store is not None:
-                _store(store, task_keys, reported, errors, folder, results_cache, info)
-        for unit in units:
-            if unit.task_name in errors or unit.task_name not in reported:
-                failures[unit.label][entry.name] = errors.get(unit.task_name, "not evaluated")
-                continue
-            try:
-                scores, key = read_prediction(
-                    prediction_file(folder, unit.task_name), unit.subset, unit.split
+                return CellOutcome(
+                    entry.name, task_name, info, error=f"{type(error).__name__}: {one_line(error)}"
                 )
-            except (OSError, KeyError, ValueError) as error:
-                failures[unit.label][entry.name] = f"no per-pair scores ({one_line(error)})"
-                continue
-            predictions[unit.label][entry.name] = scores
-            score_keys[unit.label][entry.name] = key
-            pearson = reported[unit.task_name].get((unit.subset, unit.split))
-            if pearson is not None:
-                mteb_pearson[unit.label][entry.name] = pearson
-    task_scores = [
-        TaskScores(
-            name=unit.label,
-            gold=unit.gold,
-            score_range=unit.score_range,
-            predictions=predictions[unit.label],
-            failures=failures[unit.label],
-            mteb_pearson=mteb_pearson[unit.label],
-        )
-        for unit in units
-    ]
-    return task_scores, model_info, score_keys
+            failed = failed_tasks(result)
+            if task_name in failed:  # MTEB keeps a task's error as text
+                return CellOutcome(
+                    entry.name, task_name, info, error=one_line(RuntimeError(failed[task_name]))
+                )
+            evaluated = evaluated_tasks(result)
+            if task_name not in evaluated:
+                return CellOutcome(entry.name, task_name, info, error="not evaluated")
+            reported = _pearsons(evaluated[task_name], task_name, units)
+            if store is not None:
+                _store(store, task_name, task_key, reported, folder, results_cache, info)
+        return _outcome(entry.name, task_name, info, reported, scratch, folder, results_cache)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _outcome(
+    model: str,
+    task_name: str,
+    info: dict[str, Any],
+    reported: dict[tuple[str, str], float | None],
+    scratch: Path,
+    folder: Path,
+    results_cache: Any,
+) -> CellOutcome:
+    """The files MTEB wrote for one cell, read from the scratch folder."""
+    from sts_extras.integrations.mteb import (
+        MODEL_META_FILE,
+        prediction_file,
+        result_files,
+        run_settings_of,
+    )
+
+    predictions = prediction_file(folder, task_name)
+    if not predictions.is_file():
+        return CellOutcome(model, task_name, info, error="no per-pair scores (no prediction file)")
+    result = result_files(results_cache, info["mteb_name"], info["mteb_revision"], task_name)
+    files = {
+        path.relative_to(scratch).as_posix(): path.read_bytes()
+        for path in (predictions, result, result.parent / MODEL_META_FILE)
+        if path.is_file()
+    }
+    return CellOutcome(
+        model,
+        task_name,
+        info,
+        files=files,
+        run_settings=run_settings_of(result.parent, task_name),
+        pearson={f"{subset}/{split}": value for (subset, split), value in reported.items()},
+    )
 
 
 def _pearsons(
@@ -249,14 +333,14 @@ def _pearsons(
 
 def _store(
     store: EvaluationStore,
-    task_keys: dict[str, str],
-    reported: dict[str, dict[tuple[str, str], float | None]],
-    errors: dict[str, str],
+    task_name: str,
+    task_key: str,
+    reported: dict[tuple[str, str], float | None],
     folder: Path,
     results_cache: Any,
     info: dict[str, Any],
 ) -> None:
-    """Keep the files MTEB wrote for each task the model was scored on."""
+    """Keep the files MTEB wrote for one cell."""
     from sts_extras.integrations.mteb import (
         MODEL_META_FILE,
         prediction_file,
@@ -265,28 +349,25 @@ def _store(
     )
 
     name, revision = info["mteb_name"], info["mteb_revision"]
-    for task_name in reported:
-        if task_name in errors or task_name not in task_keys:
-            continue
-        result = result_files(results_cache, name, revision, task_name)
-        files = [prediction_file(folder, task_name), result, result.parent / MODEL_META_FILE]
-        if all(file.is_file() for file in files):
-            store.save(
-                task_keys[task_name],
-                files,
-                mteb_name=name,
-                mteb_revision=revision,
-                run_settings=run_settings_of(result.parent, task_name),
-                pearson=reported[task_name],
-            )
+    result = result_files(results_cache, name, revision, task_name)
+    files = [prediction_file(folder, task_name), result, result.parent / MODEL_META_FILE]
+    if all(file.is_file() for file in files):
+        store.save(
+            task_key,
+            files,
+            mteb_name=name,
+            mteb_revision=revision,
+            run_settings=run_settings_of(result.parent, task_name),
+            pearson=reported,
+        )
 
 
 def _restore(
-    stored: dict[str, StoredTask], folder: Path, results_cache: Any, info: dict[str, Any]
-) -> dict[str, dict[tuple[str, str], float | None]] | None:
-    """Copy stored evaluations back where MTEB writes them; task name -> MTEB's pearsons.
+    stored: StoredTask, task_name: str, folder: Path, results_cache: Any, info: dict[str, Any]
+) -> dict[tuple[str, str], float | None] | None:
+    """Copy a stored evaluation back where MTEB writes it; MTEB's pearsons of its units.
 
-    None if a stored file cannot be read (the model is then evaluated).
+    None if a stored file cannot be read (the cell is then evaluated).
     """
     from sts_extras.integrations.mteb import (
         MODEL_META_FILE,
@@ -295,34 +376,17 @@ def _restore(
         result_files,
     )
 
-    shutil.rmtree(folder, ignore_errors=True)
-    reported = {}
     try:
         folder.mkdir(parents=True)
-        for task_name, task in stored.items():
-            predictions = prediction_file(folder, task_name)
-            shutil.copyfile(task.file(predictions.name), predictions)
-            result = result_files(results_cache, task.mteb_name, task.mteb_revision, task_name)
-            result.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(task.file(result.name), result)
-            shutil.copyfile(task.file(MODEL_META_FILE), result.parent / MODEL_META_FILE)
-            merge_run_settings(result.parent, task.run_settings)
-            reported[task_name] = task.pearson
+        predictions = prediction_file(folder, task_name)
+        shutil.copyfile(stored.file(predictions.name), predictions)
+        result = result_files(results_cache, stored.mteb_name, stored.mteb_revision, task_name)
+        result.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(stored.file(result.name), result)
+        shutil.copyfile(stored.file(MODEL_META_FILE), result.parent / MODEL_META_FILE)
+        merge_run_settings(result.parent, stored.run_settings)
     except (OSError, ValueError):  # a damaged store entry: evaluate instead
+        shutil.rmtree(folder, ignore_errors=True)
         return None
-    first = next(iter(stored.values()))
-    info.update(mteb_name=first.mteb_name, mteb_revision=first.mteb_revision)
-    return reported
-
-
-def _bar(entries: Sequence[ModelEntry], progress: bool) -> Iterable[ModelEntry]:
-    """The entries, behind a progress bar naming the model being evaluated when asked."""
-    if not progress:
-        yield from entries
-        return
-    from tqdm.auto import tqdm
-
-    bar = tqdm(entries, desc="Evaluating models", unit="model")
-    for entry in bar:
-        bar.set_postfix_str(entry.name)
-        yield entry
+    info.update(mteb_name=stored.mteb_name, mteb_revision=stored.mteb_revision)
+    return stored.pearson

@@ -1,11 +1,15 @@
-"""The Python entry point of the leaderboard: check the input, evaluate, score, write reports.
+"""The Python entry points of the leaderboard: check the input, evaluate the cells, score, report.
 
 :func:`run_leaderboard` strings the parts together: :mod:`~sts_extras.leaderboard.resolve`
-(checks every name before any work), :mod:`~sts_extras.leaderboard.evaluation`
-(``mteb.evaluate`` and the per-pair scores), :mod:`~sts_extras.leaderboard.scoring` (the
-statistics), :mod:`~sts_extras.leaderboard.report` and :mod:`~sts_extras.leaderboard.figures`
-(the outputs).
-Heavy libraries (MTEB, torch, matplotlib) are imported when a run starts.
+(checks every name before any work), :mod:`~sts_extras.leaderboard.distributed` (runs each model
+× task cell here or on a Dask cluster, :mod:`~sts_extras.leaderboard.evaluation`),
+:mod:`~sts_extras.leaderboard.cells` (the cells on disk, read back as scores),
+:mod:`~sts_extras.leaderboard.scoring` (the statistics) and
+:mod:`~sts_extras.leaderboard.writers` (the reports). :func:`run_shard` evaluates one shard of
+the cells and writes no report; ``sts-extras leaderboard collect``
+(:mod:`~sts_extras.leaderboard.collect`) builds it later from the cells of every shard, by the
+same :func:`report_from_cells`.
+Heavy libraries (MTEB, torch, matplotlib, dask) are imported when a run starts.
 
 One run, one report set: everything is written to a staging folder inside the output and swapped
 in at the end (:mod:`~sts_extras.leaderboard.report_set`).
@@ -14,19 +18,39 @@ in at the end (:mod:`~sts_extras.leaderboard.report_set`).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from sts_extras._validation import check_choice, check_positive_int
+from sts_extras.errors import UserInputError
+from sts_extras.integrity import write_manifest
 from sts_extras.leaderboard import resolve
-from sts_extras.leaderboard.evaluation import evaluate_models
+from sts_extras.leaderboard.cells import (
+    Plan,
+    parse_shard,
+    read_cells,
+    shard_cells,
+    task_record,
+    task_scores,
+    write_cell,
+    write_plan,
+    write_task_record,
+)
+from sts_extras.leaderboard.distributed import CellJob, connect, run_dask, run_serial
+from sts_extras.leaderboard.evaluation import CellOutcome, loaded_task_key, task_units
 from sts_extras.leaderboard.report_set import commit, recover_output, staging_folder
+from sts_extras.leaderboard.resolve import ModelEntry
 from sts_extras.leaderboard.scoring import LeaderboardResult, score_leaderboard
-from sts_extras.leaderboard.writers import check_figure_formats, write_reports
+from sts_extras.leaderboard.writers import (
+    DEFAULT_FIGURE_FORMATS,
+    check_figure_formats,
+    write_reports,
+)
 from sts_extras.optional import check_installed
 
-__all__ = ["DEFAULT_OUTPUT", "run_leaderboard"]
+__all__ = ["DEFAULT_OUTPUT", "ShardSummary", "report_from_cells", "run_leaderboard", "run_shard"]
 
 #: Where the reports go unless ``output`` says otherwise.
 DEFAULT_OUTPUT = "leaderboard"
@@ -53,6 +77,9 @@ def run_leaderboard(
     cache_dir: str | os.PathLike | None = None,
     trust_remote_code: bool = False,
     trust_pickle: bool = False,
+    workers: int | None = None,
+    dask_scheduler: str | None = None,
+    gpu_per_cell: bool = False,
 ) -> LeaderboardResult:
     """Run models × tasks through ``mteb.evaluate`` and write the leaderboard to ``output``.
 
@@ -112,6 +139,15 @@ def run_leaderboard(
     trust_pickle : bool, default False
         Read vector files in gensim's pickle-based ``.kv``/``.model`` format, which runs any code
         stored in them (CLI: ``--trust-pickle``); refused without it.
+    workers : int, optional
+        Run the cells on a ``dask.distributed`` ``LocalCluster`` of this many worker processes
+        (each builds its own models). Needs the ``distributed`` extra.
+    dask_scheduler : str, optional
+        Run the cells on the running ``dask.distributed`` scheduler at this address (e.g.
+        ``"tcp://10.0.0.5:8786"``); its workers need sts-extras and the models' files.
+    gpu_per_cell : bool, default False
+        With Dask: each cell asks for the worker resource ``GPU=1`` (start the workers with
+        ``--resources GPU=1``).
 
     Returns
     -------
@@ -135,15 +171,155 @@ def run_leaderboard(
     The output directory holds one complete report set at any time, this run's or the previous
     one (see the module docstring); a user's own files in it are left alone.
     """
+    run = _prepare(
+        models=models,
+        vectors=vectors,
+        tasks=tasks,
+        baseline=baseline,
+        output=output,
+        seed=seed,
+        n_resamples=n_resamples,
+        bins=bins,
+        sif=sif,
+        round_scores=round_scores,
+        test=test,
+        adjust=adjust,
+        figures=figures,
+        score_range=score_range,
+        cache_dir=cache_dir,
+        trust_remote_code=trust_remote_code,
+        trust_pickle=trust_pickle,
+        workers=workers,
+        dask_scheduler=dask_scheduler,
+        gpu_per_cell=gpu_per_cell,
+    )
+    formats = check_figure_formats(figure_formats)
+    recover_output(run.output)
+    with staging_folder(run.output) as staging:
+        evaluate_cells(run, run.plan.cells(), staging, progress=progress)
+        result = report_from_cells(
+            staging,
+            run.output,
+            progress=progress,
+            figures=figures,
+            figure_formats=formats,
+        )
+        commit(staging, run.output)
+    return result
+
+
+@dataclass(frozen=True)
+class ShardSummary:
+    """What :func:`run_shard` evaluated.
+
+    Attributes
+    ----------
+    shard : str
+        ``"K/N"``.
+    cells : tuple of (str, str)
+        The (model, task) cells of the shard, in plan order.
+    failed : tuple of str
+        ``"model on task: why"`` for each cell that has no scores.
+    total : int
+        Cells of the whole plan.
+    """
+
+    shard: str
+    cells: tuple[tuple[str, str], ...]
+    failed: tuple[str, ...]
+    total: int
+
+
+def run_shard(shard: str, **options: Any) -> ShardSummary:
+    """Evaluate shard ``"K/N"`` of the cells of a leaderboard run into ``output``; no report.
+
+    The cells (model-major, as :func:`run_leaderboard` would run them) are cut into N contiguous
+    blocks and block K is evaluated (:func:`~sts_extras.leaderboard.cells.shard_cells`), so the
+    N jobs of an array cover every cell once. Each writes MTEB's files, the cell records, the
+    plan and the gold scores to its ``output``; ``sts-extras leaderboard collect`` then builds
+    the report of the whole plan from all of them.
+
+    Parameters
+    ----------
+    shard : str
+        ``"K/N"``, 1 <= K <= N.
+    **options
+        The keyword arguments of :func:`run_leaderboard` (``figures`` and ``figure_formats``
+        are checked but unused: the report comes from ``collect``). Every shard of a plan
+        must be given the same ones.
+
+    Returns
+    -------
+    ShardSummary
+    """
+    index, count = parse_shard(shard, "`shard`")
+    progress = options.pop("progress", True)
+    check_figure_formats(options.pop("figure_formats", None))
+    run = _prepare(**options)
+    cells = shard_cells(run.plan.cells(), index, count)
+    recover_output(run.output)
+    with staging_folder(run.output) as staging:
+        outcomes = evaluate_cells(run, cells, staging, progress=progress, shard=(index, count))
+        write_manifest(staging, {"shard": f"{index}/{count}"})
+        commit(staging, run.output)
+    failed = tuple(
+        f"{outcome.model} on {outcome.task}: {outcome.error}"
+        for outcome in outcomes
+        if outcome.error is not None
+    )
+    return ShardSummary(f"{index}/{count}", tuple(cells), failed, len(run.plan.cells()))
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A checked run: where it writes, its tasks, models and plan, and how cells are run."""
+
+    output: Path
+    cache: Path
+    tasks: dict[str, Any]
+    task_keys: dict[str, str]
+    entries: dict[str, ModelEntry]
+    plan: Plan
+    workers: int | None
+    dask_scheduler: str | None
+    gpu_per_cell: bool
+
+
+def _prepare(
+    *,
+    models: Sequence[Any] | None = None,
+    vectors: Sequence[str] | None = None,
+    tasks: Sequence[Any] | None = None,
+    baseline: str | None = None,
+    output: str | os.PathLike = DEFAULT_OUTPUT,
+    seed: int = 0,
+    n_resamples: int = 10000,
+    bins: int = 3,
+    sif: bool = False,
+    round_scores: bool = False,
+    test: str = "meng1992",
+    adjust: str = "holm",
+    figures: bool = True,
+    score_range: tuple[float, float] | None = None,
+    cache_dir: str | os.PathLike | None = None,
+    trust_remote_code: bool = False,
+    trust_pickle: bool = False,
+    workers: int | None = None,
+    dask_scheduler: str | None = None,
+    gpu_per_cell: bool = False,
+) -> _Run:
+    """Check every option and name, load the tasks and resolve the models: all before any work."""
     resolve.check_n_resamples(n_resamples)
     check_positive_int(bins, "bins")
     check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
     _check_methods(test, adjust)
-    formats = check_figure_formats(figure_formats)
+    _check_cluster(workers, dask_scheduler, gpu_per_cell)
     # a missing extra fails here, with the pip command, before any work
     check_installed("mteb", extra="mteb")
     if figures:
         check_installed("matplotlib", extra="figures")
+    if workers is not None or dask_scheduler is not None:
+        check_installed("distributed", extra="distributed")
     output_dir = resolve.prepare_output(output)
     cache = Path(cache_dir).expanduser() if cache_dir is not None else resolve.cache_root()
     task_objects = resolve.resolve_tasks(tasks, score_range=score_range)
@@ -156,35 +332,141 @@ def run_leaderboard(
         trust_pickle=trust_pickle,
     )
     baseline_name = resolve.resolve_baseline(baseline, entries)
+    names = [task.metadata.name for task in task_objects]
+    plan = Plan(
+        models=tuple(entry.name for entry in entries),
+        tasks=tuple(names),
+        baseline=baseline_name,
+        settings={
+            "seed": seed,
+            "n_resamples": n_resamples,
+            "bins": bins,
+            "test": test,
+            "adjust": adjust,
+            "round_scores": round_scores,
+        },
+    )
+    return _Run(
+        output=output_dir,
+        cache=cache,
+        tasks=dict(zip(names, task_objects, strict=True)),
+        task_keys={task.metadata.name: loaded_task_key(task) for task in task_objects},
+        entries={entry.name: entry for entry in entries},
+        plan=plan,
+        workers=workers,
+        dask_scheduler=dask_scheduler,
+        gpu_per_cell=gpu_per_cell,
+    )
 
-    recover_output(output_dir)
-    with staging_folder(output_dir) as staging:
-        units, model_info, score_keys = evaluate_models(
-            entries, task_objects, staging, progress=progress, cache_dir=cache
+
+def _check_cluster(workers: Any, dask_scheduler: Any, gpu_per_cell: bool) -> None:
+    if workers is not None:
+        check_positive_int(workers, "workers")
+    if workers is not None and dask_scheduler is not None:
+        raise UserInputError(
+            "Give `workers` (a local Dask cluster) or `dask_scheduler` (a running one), not both."
         )
-        result = score_leaderboard(
-            units,
-            [entry.name for entry in entries],
-            baseline=baseline_name,
-            bins=bins,
-            n_resamples=n_resamples,
-            seed=seed,
-            round_scores=round_scores,
-            test=test,
-            adjust=adjust,
-            progress=progress,
+    if dask_scheduler is not None and (not isinstance(dask_scheduler, str) or not dask_scheduler):
+        raise UserInputError(
+            f"`dask_scheduler` must be a scheduler address such as 'tcp://host:8786', "
+            f"got {dask_scheduler!r}."
         )
-        write_reports(
-            result,
-            staging,
-            model_info=model_info,
-            score_keys=score_keys,
-            versions=_versions(),
-            figures=figures,
-            figure_formats=formats,
-            reuse_figures_from=output_dir,
+    if gpu_per_cell and workers is None and dask_scheduler is None:
+        raise UserInputError("`gpu_per_cell` needs Dask: give `workers` or `dask_scheduler`.")
+
+
+def evaluate_cells(
+    run: _Run,
+    cells: Sequence[tuple[str, str]],
+    staging: Path,
+    *,
+    progress: bool = True,
+    shard: tuple[int, int] | None = None,
+) -> list[CellOutcome]:
+    """Evaluate ``cells`` of ``run`` and write them, the plan and the task records to
+    ``staging``; return the outcomes (without their files) in plan order."""
+    from sts_extras.integrations.mteb import merge_run_settings
+
+    write_plan(staging, run.plan, shard)
+    for name, task in run.tasks.items():
+        write_task_record(staging, task_record(name, task_units(task), run.task_keys[name]))
+    jobs = [
+        CellJob(run.entries[model], run.tasks[task], run.task_keys[task]) for model, task in cells
+    ]
+    settings: dict[tuple[str, str], tuple[Path | None, list[dict[str, Any]]]] = {}
+    outcomes: dict[tuple[str, str], CellOutcome] = {}
+    for outcome in _run_jobs(run, jobs, progress):
+        entries = write_cell(staging, outcome, run.task_keys[outcome.task])
+        folder = (
+            next(
+                (staging / name).parent
+                for name in outcome.files
+                if name.startswith("mteb_results/")
+            )
+            if outcome.files
+            else None
         )
-        commit(staging, output_dir)
+        settings[outcome.model, outcome.task] = (folder, entries)
+        outcomes[outcome.model, outcome.task] = replace(outcome, files={})
+    for cell in cells:  # in plan order: the same file whatever order the cells finished in
+        folder, entries = settings[cell]
+        if folder is not None and entries:
+            merge_run_settings(folder, entries)
+    return [outcomes[cell] for cell in cells]
+
+
+def _run_jobs(run: _Run, jobs: Sequence[CellJob], progress: bool) -> Iterator[CellOutcome]:
+    if run.workers is None and run.dask_scheduler is None:
+        yield from run_serial(jobs, cache_dir=run.cache, progress=progress)
+        return
+    with connect(
+        scheduler=run.dask_scheduler, workers=run.workers, gpu_per_cell=run.gpu_per_cell
+    ) as client:
+        yield from run_dask(
+            jobs, client, cache_dir=run.cache, gpu_per_cell=run.gpu_per_cell, progress=progress
+        )
+
+
+def report_from_cells(
+    staging: Path,
+    output: Path,
+    *,
+    progress: bool = True,
+    figures: bool = True,
+    figure_formats: Sequence[str] = DEFAULT_FIGURE_FORMATS,
+    verify: bool = False,
+) -> LeaderboardResult:
+    """Score the plan and cells written in ``staging`` and write the reports beside them.
+
+    ``output`` is the folder whose figures may be kept. ``verify`` checks the files against
+    the folder's manifest first (:func:`~sts_extras.leaderboard.cells.read_cells`).
+    """
+    found = read_cells(staging, verify=verify)
+    plan = found.plan
+    units, model_info, score_keys = task_scores(plan, found.tasks, found.cells)
+    settings = plan.settings
+    result = score_leaderboard(
+        units,
+        list(plan.models),
+        baseline=plan.baseline,
+        bins=settings["bins"],
+        n_resamples=settings["n_resamples"],
+        seed=settings["seed"],
+        round_scores=settings["round_scores"],
+        test=settings["test"],
+        adjust=settings["adjust"],
+        progress=progress,
+    )
+    write_reports(
+        result,
+        staging,
+        model_info=model_info,
+        score_keys=score_keys,
+        versions=_versions(),
+        figures=figures,
+        figure_formats=figure_formats,
+        reuse_figures_from=output,
+    )
     return result
 
 
