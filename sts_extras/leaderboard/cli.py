@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from sts_extras.leaderboard.pipeline import DEFAULT_OUTPUT, run_leaderboard
+from sts_extras.leaderboard.cells import parse_shard
+from sts_extras.leaderboard.collect import collect_leaderboard
+from sts_extras.leaderboard.pipeline import DEFAULT_OUTPUT, run_leaderboard, run_shard
 from sts_extras.leaderboard.resolve import MIN_RESAMPLES, check_n_resamples
+from sts_extras.leaderboard.scoring import LeaderboardResult
 from sts_extras.leaderboard.writers import check_figure_formats
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "run", "run_collect"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -120,10 +124,98 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="gold-score range of --task CSV files (default: read from the file)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    beyond = parser.add_argument_group(
+        "beyond one machine",
+        "run the cells (model x task) as shards or on a Dask cluster; see also "
+        "'sts-extras leaderboard collect --help'",
+    )
+    beyond.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="evaluate only shard K of N of the cells (contiguous blocks, model-major; e.g. "
+        "--shard $SLURM_ARRAY_TASK_ID/$N) and write no report: build it with "
+        "'sts-extras leaderboard collect' from every shard's --output",
+    )
+    beyond.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="run the cells on a local Dask cluster of N worker processes (needs "
+        "sts-extras[distributed])",
+    )
+    beyond.add_argument(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="run the cells on the running dask.distributed scheduler at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786)",
+    )
+    beyond.add_argument(
+        "--gpu-per-cell",
+        action="store_true",
+        help="with Dask: each cell asks for the worker resource GPU=1 (start the workers with "
+        "--resources GPU=1)",
+    )
+    commands = parser.add_subparsers(dest="leaderboard_command", metavar="collect")
+    collect = commands.add_parser(
+        "collect",
+        help="build the report from cells evaluated elsewhere (shards, plain MTEB runs)",
+        description="Build the leaderboard report from the cells in DIR ... without loading any "
+        "model: the --output folders of 'sts-extras leaderboard --shard K/N' jobs (their plans "
+        "and settings must agree, and every cell must be found), or folders written by plain "
+        "mteb.evaluate(..., prediction_folder=DIR) runs (with MTEB's result cache, if you "
+        "have it, as another DIR).",
+    )
+    _add_collect_arguments(collect)
+    collect.set_defaults(_run=run_collect)
+
+
+def _add_collect_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("directories", nargs="+", metavar="DIR", help="folders to collect")
+    parser.add_argument(
+        "--output",
+        default=DEFAULT_OUTPUT,
+        metavar="DIR",
+        help="directory for the report (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="MODEL",
+        help="plain MTEB folders: model the others are compared with (default: the first found)",
+    )
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="report cells no folder holds as not evaluated instead of refusing",
+    )
+    settings = parser.add_argument_group(
+        "settings of the statistics",
+        "for plain MTEB folders (defaults as for a run); sts-extras outputs carry their own, "
+        "and a different value is refused",
+    )
+    settings.add_argument("--seed", type=int, help="bootstrap seed (default: 0)")
+    settings.add_argument(
+        "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default: 10000)"
+    )
+    settings.add_argument("--test", metavar="METHOD", help="dependent-correlation test")
+    settings.add_argument("--adjust", metavar="METHOD", help="p-value adjustment")
+    settings.add_argument("--bins", type=int, metavar="K", help="bins of the scaled Pearson")
+    settings.add_argument(
+        "--round-scores",
+        action="store_true",
+        default=None,
+        help="round system scores to 3 decimals before every statistic",
+    )
+    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    parser.add_argument(
+        "--figure-format",
+        metavar="FORMATS",
+        help="comma-separated figure formats: pdf, png, svg (default: pdf,png)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
 def run(args: argparse.Namespace) -> int:
-    """CLI adapter: run the leaderboard and print its Markdown table.
+    """CLI adapter: run the leaderboard (or one shard of it) and print its Markdown table.
 
     Exit status 0; 1 when some model failed on some task (the reports are still written); user
     errors raise :class:`~sts_extras.errors.UserInputError` (the dispatcher prints one line and
@@ -131,31 +223,76 @@ def run(args: argparse.Namespace) -> int:
     """
     check_n_resamples(args.n_resamples, "--n-resamples")  # before the output is touched
     check_figure_formats(args.figure_format, "--figure-format")
-    result = run_leaderboard(
-        models=args.model,
-        vectors=args.vectors,
-        tasks=args.task,
-        baseline=args.baseline,
+    if args.shard is not None:
+        parse_shard(args.shard)
+    options = {
+        "models": args.model,
+        "vectors": args.vectors,
+        "tasks": args.task,
+        "baseline": args.baseline,
+        "output": args.output,
+        "seed": args.seed,
+        "n_resamples": args.n_resamples,
+        "bins": args.bins,
+        "sif": args.sif,
+        "round_scores": args.round_scores,
+        "test": args.test,
+        "adjust": args.adjust,
+        "figures": not args.no_figures,
+        "figure_formats": args.figure_format,
+        "score_range": None if args.score_range is None else tuple(args.score_range),
+        "progress": not args.no_progress,
+        "trust_remote_code": args.trust_remote_code,
+        "trust_pickle": args.trust_pickle,
+        "workers": args.workers,
+        "dask_scheduler": args.dask_scheduler,
+        "gpu_per_cell": args.gpu_per_cell,
+    }
+    output = Path(args.output).expanduser()
+    if args.shard is not None:
+        summary = run_shard(args.shard, **options)
+        print(
+            f"Shard {summary.shard}: {len(summary.cells)} of {summary.total} cells written to "
+            f"{output.resolve()}; build the report with: sts-extras leaderboard collect "
+            "<every shard's --output> --output DIR",
+            file=sys.stderr,
+        )
+        return _failed_status(summary.failed)
+    result = run_leaderboard(**options)
+    return _report_status(result, output)
+
+
+def run_collect(args: argparse.Namespace) -> int:
+    """CLI adapter of ``sts-extras leaderboard collect``: build the report and print it."""
+    check_figure_formats(args.figure_format, "--figure-format")
+    if args.n_resamples is not None:
+        check_n_resamples(args.n_resamples, "--n-resamples")
+    result = collect_leaderboard(
+        args.directories,
         output=args.output,
+        baseline=args.baseline,
+        allow_missing=args.allow_missing,
+        figures=not args.no_figures,
+        figure_formats=args.figure_format,
+        progress=not args.no_progress,
         seed=args.seed,
         n_resamples=args.n_resamples,
         bins=args.bins,
-        sif=args.sif,
-        round_scores=args.round_scores,
         test=args.test,
         adjust=args.adjust,
-        figures=not args.no_figures,
-        figure_formats=args.figure_format,
-        score_range=None if args.score_range is None else tuple(args.score_range),
-        progress=not args.no_progress,
-        trust_remote_code=args.trust_remote_code,
-        trust_pickle=args.trust_pickle,
+        round_scores=args.round_scores,
     )
-    output = Path(args.output).expanduser()
+    return _report_status(result, Path(args.output).expanduser())
+
+
+def _report_status(result: LeaderboardResult, output: Path) -> int:
     # the report as written: it also says which prediction key each model's scores came from
     print((output / "leaderboard.md").read_text(encoding="utf-8"))
     print(f"Reports written to {output.resolve()}", file=sys.stderr)
-    failed = [f"{row.model} on {row.task}" for row in result.stats if not row.ok]
+    return _failed_status([f"{row.model} on {row.task}" for row in result.stats if not row.ok])
+
+
+def _failed_status(failed: Sequence[str]) -> int:
     if failed:  # the reports are complete, but say so in the exit status
         print(f"{len(failed)} model × task run(s) failed: {'; '.join(failed)}", file=sys.stderr)
         return 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from sts_extras.leaderboard.cells import (
     shard_cells,
     task_record,
     task_scores,
-    write_cell,
+    write_outcomes,
     write_plan,
     write_task_record,
 )
@@ -50,7 +50,14 @@ from sts_extras.leaderboard.writers import (
 )
 from sts_extras.optional import check_installed
 
-__all__ = ["DEFAULT_OUTPUT", "ShardSummary", "report_from_cells", "run_leaderboard", "run_shard"]
+__all__ = [
+    "DEFAULT_OUTPUT",
+    "ShardSummary",
+    "check_statistics_options",
+    "report_from_cells",
+    "run_leaderboard",
+    "run_shard",
+]
 
 #: Where the reports go unless ``output`` says otherwise.
 DEFAULT_OUTPUT = "leaderboard"
@@ -309,10 +316,9 @@ def _prepare(
     gpu_per_cell: bool = False,
 ) -> _Run:
     """Check every option and name, load the tasks and resolve the models: all before any work."""
-    resolve.check_n_resamples(n_resamples)
-    check_positive_int(bins, "bins")
-    check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
-    _check_methods(test, adjust)
+    check_statistics_options(
+        seed=seed, n_resamples=n_resamples, bins=bins, test=test, adjust=adjust
+    )
     _check_cluster(workers, dask_scheduler, gpu_per_cell)
     # a missing extra fails here, with the pip command, before any work
     check_installed("mteb", extra="mteb")
@@ -385,34 +391,13 @@ def evaluate_cells(
 ) -> list[CellOutcome]:
     """Evaluate ``cells`` of ``run`` and write them, the plan and the task records to
     ``staging``; return the outcomes (without their files) in plan order."""
-    from sts_extras.integrations.mteb import merge_run_settings
-
     write_plan(staging, run.plan, shard)
     for name, task in run.tasks.items():
         write_task_record(staging, task_record(name, task_units(task), run.task_keys[name]))
     jobs = [
         CellJob(run.entries[model], run.tasks[task], run.task_keys[task]) for model, task in cells
     ]
-    settings: dict[tuple[str, str], tuple[Path | None, list[dict[str, Any]]]] = {}
-    outcomes: dict[tuple[str, str], CellOutcome] = {}
-    for outcome in _run_jobs(run, jobs, progress):
-        entries = write_cell(staging, outcome, run.task_keys[outcome.task])
-        folder = (
-            next(
-                (staging / name).parent
-                for name in outcome.files
-                if name.startswith("mteb_results/")
-            )
-            if outcome.files
-            else None
-        )
-        settings[outcome.model, outcome.task] = (folder, entries)
-        outcomes[outcome.model, outcome.task] = replace(outcome, files={})
-    for cell in cells:  # in plan order: the same file whatever order the cells finished in
-        folder, entries = settings[cell]
-        if folder is not None and entries:
-            merge_run_settings(folder, entries)
-    return [outcomes[cell] for cell in cells]
+    return write_outcomes(staging, _run_jobs(run, jobs, progress), run.task_keys, cells)
 
 
 def _run_jobs(run: _Run, jobs: Sequence[CellJob], progress: bool) -> Iterator[CellOutcome]:
@@ -470,13 +455,20 @@ def report_from_cells(
     return result
 
 
-def _check_methods(test: str, adjust: str) -> None:
-    """Unknown test or adjustment: fail before any model runs."""
+def check_statistics_options(
+    *, seed: Any, n_resamples: Any, bins: Any, test: Any, adjust: Any, round_scores: Any = False
+) -> None:
+    """Check the settings of the statistics: ``UserInputError`` naming the first bad one."""
     from sts_extras.stats.dependent import DEPENDENT_METHODS
     from sts_extras.stats.multiple import ADJUST_METHODS
 
+    resolve.check_n_resamples(n_resamples)
+    check_positive_int(bins, "bins")
+    check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
     check_choice(test, "test", DEPENDENT_METHODS)
     check_choice(adjust, "adjust", ADJUST_METHODS)
+    if not isinstance(round_scores, bool):
+        raise UserInputError(f"`round_scores` must be True or False, got {round_scores!r}.")
 
 
 def _versions() -> dict[str, str]:
