@@ -1,5 +1,9 @@
 """``sts-extras describe``: size, score distribution, sentence lengths and readability.
 
+It describes a packaged benchmark (``dscs``, ``stss131``) or any CSV, JSON Lines or Parquet file
+with the columns ``sentence1``, ``sentence2`` and ``score``, such as the dataset written by
+``sts-extras annotate score --dataset-out``.
+
 The readability analysis follows Chandrasekaran & Mago (2020), Sec. 4.2 and Fig. 4: six US
 grade-level indices (Eq. 4-9 and textstat's aggregate "text standard") computed per unique sentence
 with the ``textstat`` library, then averaged.
@@ -9,14 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sts_extras.datasets import DATASETS, get_spec, read_rows
+from sts_extras.errors import UserInputError
 from sts_extras.optional import requires_extra
 
-__all__ = ["READABILITY_INDICES", "describe_dataset", "format_description"]
+__all__ = ["READABILITY_INDICES", "describe_dataset", "describe_file", "format_description"]
 
 # output key -> (label, textstat function name)
 READABILITY_INDICES: dict[str, tuple[str, str]] = {
@@ -72,9 +79,6 @@ def describe_dataset(name: str, config_name: str | None = None) -> dict[str, Any
         ``readability`` (mean of each index over the unique sentences, plus
         ``share_text_standard_below_10`` as in Sec. 4.2 of the DSCS paper).
     """
-    with requires_extra("describe"):
-        import textstat
-
     spec = get_spec(name)
     config = spec.config(config_name)
     rows = read_rows(spec.name, config.name)
@@ -82,9 +86,66 @@ def describe_dataset(name: str, config_name: str | None = None) -> dict[str, Any
     sentences = list(dict.fromkeys(s for row in rows for s in (row["sentence1"], row["sentence2"])))
     if any(not sentence.strip() for sentence in sentences):  # guards the table, not user input
         raise ValueError(f"{spec.name}: the table holds an empty sentence.")
-
     low, high = spec.score_range
     edges = np.arange(low, high + _HISTOGRAM_BIN_WIDTH / 2, _HISTOGRAM_BIN_WIDTH)
+    return {
+        "dataset": spec.name,
+        "pretty_name": spec.pretty_name,
+        "config": config.name,
+        **_describe(scores, sentences, (low, high), edges),
+    }
+
+
+def describe_file(
+    path: str | Path, score_range: tuple[float, float] | None = None
+) -> dict[str, Any]:
+    """Describe an STS file: a CSV, JSON Lines or Parquet file with sentence1, sentence2, score.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+    score_range : (float, float), optional
+        The rating scale; default: the lowest and highest score of the file.
+
+    Returns
+    -------
+    dict
+        As :func:`describe_dataset`, with ``dataset`` the file's path, ``pretty_name`` its name
+        and ``config`` None. The histogram has half-point bins from the range's minimum rounded
+        down to a half point (a tenth of the range when it is under 2.5 points wide).
+
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        A file that is missing or unreadable, lacks a column, has a blank cell, a score that is
+        not a finite number, fewer than 3 pairs or a score range that is empty.
+    """
+    from sts_extras.annotation.tables import read_sts_table
+
+    path = Path(path)
+    table = read_sts_table(path, "describe", score_range)
+    frame = table.frame
+    sentences = list(dict.fromkeys([*frame["sentence1"], *frame["sentence2"]]))
+    low, high = table.score_range
+    width = _HISTOGRAM_BIN_WIDTH if high - low >= 5 * _HISTOGRAM_BIN_WIDTH else (high - low) / 10
+    start = math.floor(low / width) * width if width == _HISTOGRAM_BIN_WIDTH else low
+    stop = math.ceil(high / width) * width if width == _HISTOGRAM_BIN_WIDTH else high
+    edges = np.linspace(start, stop, round((stop - start) / width) + 1)
+    return {
+        "dataset": str(path),
+        "pretty_name": path.name,
+        "config": None,
+        **_describe(frame["score"].to_numpy(dtype=float), sentences, (low, high), edges),
+    }
+
+
+def _describe(
+    scores: np.ndarray, sentences: list[str], score_range: tuple[float, float], edges: np.ndarray
+) -> dict[str, Any]:
+    """Everything but the dataset's name: pairs, scores, lengths and readability."""
+    with requires_extra("describe"):
+        import textstat
+
     counts, _ = np.histogram(scores, bins=edges)  # last bin closed: [4.5, 5.0]
     readability = [_readability(sentence) for sentence in sentences]
     readability_means = {
@@ -95,13 +156,10 @@ def describe_dataset(name: str, config_name: str | None = None) -> dict[str, Any
         np.mean([scores_["text_standard"] < 10 for scores_ in readability])
     )
     return {
-        "dataset": spec.name,
-        "pretty_name": spec.pretty_name,
-        "config": config.name,
-        "n_pairs": len(rows),
+        "n_pairs": int(scores.size),
         "n_unique_sentences": len(sentences),
         "score": {
-            "range": [low, high],
+            "range": list(score_range),
             **_summary(scores),
             "histogram": {"edges": edges.tolist(), "counts": counts.tolist()},
         },
@@ -125,8 +183,13 @@ def format_description(description: dict[str, Any], *, bar_width: int = 40) -> s
     score = description["score"]
     histogram = score["histogram"]
     largest = max(histogram["counts"]) or 1
+    source = (
+        f"{description['pretty_name']} (config {description['config']!r}, split 'test')"
+        if description["config"] is not None
+        else f"{description['pretty_name']} ({description['dataset']})"
+    )
     lines = [
-        f"{description['pretty_name']} (config {description['config']!r}, split 'test')",
+        source,
         f"pairs: {description['n_pairs']}    unique sentences: {description['n_unique_sentences']}",
         "",
         _summary_line(f"score ({score['range'][0]:g}-{score['range'][1]:g})", score),
@@ -152,13 +215,29 @@ def format_description(description: dict[str, Any], *, bar_width: int = 40) -> s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dataset", help=f"one of: {', '.join(DATASETS)}")
+    parser.add_argument(
+        "dataset",
+        help=f"one of: {', '.join(DATASETS)}, or a .csv/.jsonl/.parquet file with "
+        "sentence1,sentence2,score",
+    )
     parser.add_argument("--config", default=None, help="dataset configuration (default: default)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
+def _is_file(name: str) -> bool:
+    """A ``dataset`` argument naming a table file rather than a packaged benchmark."""
+    from sts_extras.annotation.tables import TABLE_SUFFIXES
+
+    return Path(name).suffix.lower() in TABLE_SUFFIXES
+
+
 def run(args: argparse.Namespace) -> int:
-    description = describe_dataset(args.dataset, args.config)
+    if _is_file(args.dataset):
+        if args.config is not None:
+            raise UserInputError(f"--config {args.config!r}: a file has no configurations.")
+        description = describe_file(args.dataset)
+    else:
+        description = describe_dataset(args.dataset, args.config)
     if args.format == "json":
         print(json.dumps(description, indent=2))
     else:

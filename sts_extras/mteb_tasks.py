@@ -17,6 +17,9 @@ MTEB keeps its task registry in a module-level dict and has no plugin entry poin
     >>> mteb.get_task("STSS131").metadata.main_score
     'pearson'
 
+:func:`from_csv` makes a task of your own file (CSV, JSON Lines or Parquet with the columns
+``sentence1``, ``sentence2`` and ``score``), e.g. the dataset of an annotation campaign.
+
 The main score is ``pearson``, MTEB's Pearson r between the gold scores and the model's own
 similarity function: both papers report Pearson's r (STSS-131 asks for it explicitly), and for
 models that are not plain embedders (DynaMax) only the model-similarity scores are meaningful.
@@ -25,7 +28,10 @@ models that are not plain embedders (DynaMax) only the model-similarity scores a
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from sts_extras.datasets import DatasetSpec, get_spec
@@ -36,7 +42,7 @@ with requires_extra("mteb"):
     from mteb.abstasks.sts import AbsTaskSTS
     from mteb.abstasks.task_metadata import SampleCreationMethod, TaskDomain, TaskMetadata
 
-__all__ = ["DSCS", "STSS131", "TASKS", "register"]
+__all__ = ["DSCS", "STSS131", "TASKS", "from_csv", "register"]
 
 
 def _revision(spec: DatasetSpec) -> str:
@@ -168,3 +174,97 @@ def register() -> None:
                 "sts-extras cannot register its own under the same name."
             )
         register_task(name, cls)
+
+
+class _FileSTSTask(AbsTaskSTS):
+    """An ``AbsTaskSTS`` whose test split is a table read (and checked) by :func:`from_csv`."""
+
+    _frame: Any
+
+    def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
+        """Build the ``test`` split from the rows read when the task was made (no download)."""
+        if self.data_loaded:
+            return
+        from datasets import Dataset, DatasetDict
+
+        self.dataset = DatasetDict({"test": Dataset.from_pandas(self._frame, preserve_index=False)})
+        self.dataset_transform(num_proc=num_proc)
+        self.data_loaded = True
+
+
+def from_csv(
+    path: str | os.PathLike,
+    name: str | None = None,
+    score_range: tuple[float, float] | None = None,
+) -> AbsTaskSTS:
+    """An MTEB STS task whose test split is your file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.csv``, ``.jsonl`` or ``.parquet`` file with the columns ``sentence1``,
+        ``sentence2`` and ``score`` (other columns are ignored), such as the dataset written by
+        ``sts-extras annotate score --dataset-out``.
+    name : str, optional
+        The task's name in MTEB's results (default: the file name without its suffix).
+    score_range : (float, float), optional
+        The rating scale (``min_score``, ``max_score``); default: the lowest and highest score
+        of the file.
+
+    Returns
+    -------
+    mteb.abstasks.sts.AbsTaskSTS
+        A task object (not registered by name), with main score ``pearson`` and language
+        ``eng-Latn``. Its dataset revision is the first 40 hex digits of the SHA-256 of the
+        file's bytes, so MTEB's result cache and sts-extras' caches tell an edited file from
+        the old one. The file is read and checked now; later edits do not change the task.
+
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        A file that is missing or unreadable, lacks a column, has a blank cell, a score that is
+        not a finite number, fewer than 3 pairs or an empty score range; a blank ``name``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "mini.csv").write_text(
+    ...     "sentence1,sentence2,score\\nA cat.,A dog.,2\\nRain.,Sun.,0\\nHi.,Hello.,5\\n")
+    >>> task = from_csv(folder / "mini.csv")
+    >>> task.metadata.name, task.min_score, task.max_score
+    ('mini', 0.0, 5.0)
+    """
+    from sts_extras.annotation.tables import read_sts_table
+    from sts_extras.errors import UserInputError
+
+    path = Path(path)
+    table = read_sts_table(path, "--task", score_range)
+    task_name = path.stem if name is None else str(name).strip()
+    if not task_name:
+        raise UserInputError(f"--task {path}: the task name is blank; give a name.")
+    revision = hashlib.sha256(path.read_bytes()).hexdigest()[:40]
+    low, high = table.score_range
+    metadata = TaskMetadata(
+        name=task_name,
+        dataset={"path": str(path.resolve()), "revision": revision},
+        description=f"Sentence pairs with similarity scores ({low:g}-{high:g}) from {path.name}.",
+        reference=None,
+        type="STS",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score="pearson",
+        date=None,
+        domains=None,
+        task_subtypes=[],
+        license=None,
+        annotations_creators="human-annotated",
+        dialect=[],
+        sample_creation=None,
+        bibtex_citation="",
+    )
+    class_name = "FileSTS_" + re.sub(r"\W", "_", task_name)
+    attributes = {"metadata": metadata, "min_score": low, "max_score": high, "_frame": table.frame}
+    return type(class_name, (_FileSTSTask,), attributes)()

@@ -5,6 +5,14 @@ raise :class:`~sts_extras.errors.UserInputError` naming the option or path (exit
 every such check runs before anything is printed or written: options and paths first, then the
 inputs are read and everything is computed, then each output file is written whole (temporary
 file + rename) and the report printed.
+
+A campaign over sentence pairs: ``plan --pairs pairs.csv`` writes ballot 1 as a CSV with the
+ids and texts of both pairs (``--pairs-out``) and as a Label Studio import file with its
+labeling configuration beside it (``--label-studio-out``); ``score`` reads the votes from our
+CSV, a Label Studio export or MTurk batch results (:mod:`sts_extras.annotation.votes`), reports
+each annotator's agreement (:mod:`sts_extras.annotation.agreement`), can leave the flagged
+annotators out, writes the next ballot the same two ways and, with ``--dataset-out``, the STS
+dataset ``id,sentence1,sentence2,score,n_votes``.
 """
 
 from __future__ import annotations
@@ -12,16 +20,21 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
-import sys
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sts_extras.errors import UserFileNotFoundError, UserInputError
-from sts_extras.integrity import atomic_write_bytes, atomic_write_text
+from sts_extras.annotation.agreement import DEFAULT_MIN_AGREEMENT
+from sts_extras.annotation.user_paths import (
+    distinct_files,
+    input_file,
+    output_file,
+    user_file,
+    write_text,
+)
+from sts_extras.annotation.votes import VOTE_FORMATS
+from sts_extras.errors import UserInputError
+from sts_extras.integrity import atomic_write_bytes
 from sts_extras.optional import requires_extra
 
 __all__ = ["add_arguments", "run"]
@@ -32,30 +45,79 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="annotate_command", metavar="ACTION", required=True)
 
     plan = sub.add_parser("plan", help="Counts of a campaign (Eq. 2-4), §2.7 checks, ballot 1.")
-    plan.add_argument("--n-items", type=int, help="number of items (or give --items)")
-    plan.add_argument("--items", type=Path, help="text file, one item label per line")
+    plan.add_argument("--n-items", type=int, help="number of items (or give --items/--pairs)")
+    source = plan.add_mutually_exclusive_group()
+    source.add_argument("--items", type=Path, help="text file, one item label per line")
+    source.add_argument(
+        "--pairs", type=Path, help="sentence pairs: .csv/.jsonl/.parquet, sentence1,sentence2[,id]"
+    )
     budget = plan.add_mutually_exclusive_group(required=True)
     budget.add_argument("--m", type=int, help="appearances of each item in each ballot")
     budget.add_argument("--n-comparisons", type=int, help="budget in pairs (Eq. 3)")
     plan.add_argument("--alpha", type=float, default=0.5, help="fraction selected per ballot")
     plan.add_argument("--n-ballots", type=int, default=7, help="number of ballots n_b")
     plan.add_argument("--uniform", action="store_true", help="plan a uniform campaign (§2.4)")
-    plan.add_argument("--pairs-out", type=Path, help="write ballot 1's pairs here (needs --items)")
+    plan.add_argument(
+        "--pairs-out", type=Path, help="write ballot 1 here as CSV (needs --items or --pairs)"
+    )
+    plan.add_argument(
+        "--label-studio-out",
+        type=Path,
+        help="write ballot 1 as Label Studio tasks (JSON; config .xml beside it; needs --pairs)",
+    )
     plan.add_argument("--seed", type=int, default=None, help="seed of the pair draw")
     plan.add_argument("--format", choices=("text", "json"), default="text")
 
-    score = sub.add_parser("score", help="Rank items from a CSV of votes (Eq. 1, 5, 6).")
-    score.add_argument("votes", type=Path, help="CSV with item_a,item_b,winner[,ballot]")
+    score = sub.add_parser("score", help="Rank items from votes (Eq. 1, 5, 6); QC; dataset.")
+    score.add_argument(
+        "votes",
+        type=Path,
+        nargs="+",
+        help="votes: CSV item_a,item_b,winner[,ballot][,worker_id], Label Studio JSON export "
+        "or MTurk batch results (several files are stacked)",
+    )
+    score.add_argument(
+        "--votes-format", choices=VOTE_FORMATS, default="auto", help="(default: auto)"
+    )
     score.add_argument("--alpha", type=float, default=0.5, help="fraction selected per ballot")
     score.add_argument(
         "--no-selection", action="store_true", help="skip the selection checks (custom designs)"
     )
-    score.add_argument("--items", type=Path, help="text file of every item label, one per line")
+    known = score.add_mutually_exclusive_group()
+    known.add_argument("--items", type=Path, help="text file of every item label, one per line")
+    known.add_argument("--pairs", type=Path, help="the campaign's sentence pairs (as for plan)")
     score.add_argument("--tie-label", default="tie", help="winner value of a tie (default: tie)")
     score.add_argument("--update", choices=("paper", "published-code"), default="paper")
+    score.add_argument(
+        "--min-agreement",
+        type=float,
+        default=DEFAULT_MIN_AGREEMENT,
+        help="flag annotators agreeing less with the others' consensus (default: 0.6)",
+    )
+    score.add_argument(
+        "--exclude-flagged", action="store_true", help="score without the flagged annotators"
+    )
     score.add_argument("--output", type=Path, help="write the full ranked table (CSV) here")
+    score.add_argument(
+        "--dataset-out",
+        type=Path,
+        help="write id,sentence1,sentence2,score,n_votes (needs --pairs)",
+    )
+    score.add_argument(
+        "--scale",
+        type=float,
+        nargs=2,
+        default=(0.0, 5.0),
+        metavar=("LOW", "HIGH"),
+        help="--dataset-out scores: LOW + (HIGH - LOW) * score (default: 0 5; relative)",
+    )
     score.add_argument("--top", type=int, default=20, help="rows printed in text format")
     score.add_argument("--next-pairs", type=Path, help="write the next ballot's pairs here")
+    score.add_argument(
+        "--label-studio-out",
+        type=Path,
+        help="write the next ballot as Label Studio tasks (needs --pairs and --m)",
+    )
     score.add_argument("--m", type=int, help="appearances per item in the next ballot")
     score.add_argument("--seed", type=int, default=None, help="seed of the next pair draw")
     score.add_argument("--format", choices=("text", "csv", "json"), default="text")
@@ -83,84 +145,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     simulate.add_argument("--format", choices=("text", "json"), default="text")
 
 
-@contextmanager
-def _user_file(
-    action: str,
-    path: Path,
-    name: str,
-    errors: tuple[type[Exception], ...] = (OSError, UnicodeError),
-) -> Iterator[None]:
-    """Turn ``errors`` raised while reading or writing the file given as ``name`` into one line."""
-    try:
-        yield
-    except errors as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-        message = f"{name}: cannot {action} {path}: {reason}"
-        if isinstance(error, FileNotFoundError):
-            raise UserFileNotFoundError(message) from None
-        raise UserInputError(message) from None
-
-
-def _input_file(path: Path, name: str) -> Path:
-    """``path`` (given as ``name``) if it is an existing file; checked before any work starts."""
-    if not path.exists():
-        raise UserFileNotFoundError(f"{name}: cannot read {path}: No such file or directory")
-    if path.is_dir():
-        raise UserInputError(f"{name}: cannot read {path}: Is a directory; give a file")
-    return path
-
-
-def _output_file(path: Path, name: str) -> Path:
-    """``path`` (given as ``name``) if a file can be written there; checked before any work.
-
-    Files are written whole through a temporary file and a rename, so the folder must be
-    writable, and an existing path must be a regular file (never a directory or a device).
-    """
-    cannot = f"{name}: cannot write {path}:"
-    if path.is_dir():
-        raise UserInputError(f"{cannot} Is a directory; give a file name")
-    if path.exists() and not path.is_file():
-        raise UserInputError(f"{cannot} it exists and is not a regular file")
-    folder = path.parent
-    if not folder.exists():
-        raise UserFileNotFoundError(f"{cannot} folder {folder} does not exist")
-    if not folder.is_dir():
-        raise UserInputError(f"{cannot} {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UserInputError(f"{cannot} folder {folder} is not writable")
-    return path
-
-
-def _distinct_files(files: dict[str, Path | None]) -> None:
-    """Refuse two arguments naming one file (an output would overwrite an input or another)."""
-    seen: dict[Path, str] = {}
-    for name, path in files.items():
-        if path is None:
-            continue
-        key = path.resolve()
-        if key in seen:
-            raise UserInputError(f"{name} {path} is the same file as {seen[key]}; give another.")
-        seen[key] = name
-
-
-def _write_text(path: Path, name: str, text: str) -> None:
-    """Write ``text`` whole (temporary file + rename) to the real file behind ``path``."""
-    with _user_file("write", path, name):
-        atomic_write_text(path.resolve(), text)
-
-
 def _read_lines(path: Path, name: str) -> list[tuple[int, str]]:
     """``(line number, stripped text)`` of the non-blank lines of a UTF-8 text file."""
-    with _user_file("read", path, name):
+    with user_file("read", path, name):
         text = path.read_text(encoding="utf-8")
     lines = ((number, line.strip()) for number, line in enumerate(text.splitlines(), start=1))
     return [(number, line) for number, line in lines if line]
 
 
 def _read_items(path: Path, name: str = "--items") -> list[str]:
-    """Item labels, one per line (surrounding whitespace stripped, blank lines skipped)."""
+    """Item labels, one per line (surrounding whitespace stripped, blank lines skipped).
+
+    A file whose first line is a table header with ``sentence1`` and ``sentence2`` is refused:
+    it holds sentence pairs, which ``--pairs`` reads.
+    """
     first_line: dict[str, int] = {}
-    for number, label in _read_lines(_input_file(path, name), name):
+    lines = _read_lines(input_file(path, name), name)
+    if lines and {"sentence1", "sentence2"} <= {
+        cell.strip().strip('"').lower() for cell in lines[0][1].split(",")
+    }:
+        raise UserInputError(
+            f"{name} {path}: its header has sentence1 and sentence2, so it holds sentence "
+            "pairs; give it as --pairs (--items reads one item label per line)."
+        )
+    for number, label in lines:
         if label in first_line:
             raise UserInputError(
                 f"{name} {path}: label {label!r} appears twice (lines {first_line[label]} and "
@@ -172,7 +180,7 @@ def _read_items(path: Path, name: str = "--items") -> list[str]:
 
 def _read_similarities(path: Path) -> list[float]:
     values = []
-    for number, line in _read_lines(_input_file(path, "--z"), "--z"):
+    for number, line in _read_lines(input_file(path, "--z"), "--z"):
         try:
             values.append(float(line))
         except ValueError:
@@ -180,29 +188,46 @@ def _read_similarities(path: Path) -> list[float]:
     return values
 
 
-def _read_votes(path: Path) -> Any:
-    import pandas as pd
+def _ballot_outputs(
+    pairs: Any, ballot: int, texts: Any, csv_option: str, files: dict[str, Path | None]
+) -> dict[str, tuple[Path, str]]:
+    """The files of one ballot, by option: the CSV (``files[csv_option]``), and the Label
+    Studio tasks (``files["--label-studio-out"]``) with the labeling config beside them."""
+    from sts_extras.annotation.ballots import (
+        LABEL_CONFIG,
+        ballot_table,
+        label_config_path,
+        label_studio_tasks,
+    )
 
-    try:
-        # every cell as text, a blank one as "" (score_votes calls it a missing label)
-        with _user_file("read", path, "votes file"):
-            return pd.read_csv(path, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise UserInputError(
-            f"votes file {path}: is empty; expected a CSV file with the header line "
-            "item_a,item_b,winner (and optionally ,ballot) and one vote per line."
-        ) from None
-    except UserInputError:
-        raise
-    except ValueError as error:  # pandas' report of a malformed CSV
-        raise UserInputError(f"votes file {path}: cannot read it as CSV: {error}") from None
+    table = ballot_table(pairs, ballot, texts)
+    outputs = {}
+    csv_path, tasks_path = files.get(csv_option), files.get("--label-studio-out")
+    if csv_path is not None:
+        outputs[csv_option] = (csv_path, str(table.to_csv(index=False)))
+    if tasks_path is not None:
+        outputs["--label-studio-out"] = (tasks_path, label_studio_tasks(table))
+        outputs["--label-studio-out config"] = (label_config_path(tasks_path), LABEL_CONFIG)
+    return outputs
 
 
-def _pairs_csv(pairs: Any, ballot: int) -> str:
-    import pandas as pd
+def _check_outputs(files: dict[str, Path | None], inputs: dict[str, Path | None]) -> None:
+    """Every output writable (a Label Studio file with its config beside it), none the same."""
+    from sts_extras.annotation.ballots import label_config_path
 
-    frame = pd.DataFrame({"item_a": pairs[:, 0], "item_b": pairs[:, 1], "ballot": ballot})
-    return str(frame.to_csv(index=False))
+    named = dict(files)
+    tasks = files.get("--label-studio-out")
+    if tasks is not None:
+        if tasks.suffix.lower() != ".json":
+            raise UserInputError(
+                f"--label-studio-out {tasks}: give a .json file name (the labeling config is "
+                "written beside it, as .xml)."
+            )
+        named["--label-studio-out config"] = label_config_path(tasks)
+    for name, path in named.items():
+        if path is not None:
+            output_file(path, name)
+    distinct_files({**inputs, **named})
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -212,17 +237,25 @@ def _plan(args: argparse.Namespace) -> int:
         plan_adaptive,
         plan_uniform,
     )
+    from sts_extras.annotation.tables import read_pairs
 
-    if args.pairs_out is not None and args.items is None:
-        raise UserInputError("--pairs-out needs the item labels: give --items.")
-    items = _read_items(args.items) if args.items else None
+    if args.pairs_out is not None and args.items is None and args.pairs is None:
+        raise UserInputError("--pairs-out needs the items: give --pairs (or --items).")
+    if args.label_studio_out is not None and args.pairs is None:
+        raise UserInputError("--label-studio-out needs the sentences: give --pairs.")
+    texts = read_pairs(input_file(args.pairs, "--pairs")) if args.pairs else None
+    items = list(texts["id"]) if texts is not None else None
+    if args.items is not None:
+        items = _read_items(args.items)
     if items is None and args.n_items is None:
-        raise UserInputError("give --n-items or --items.")
+        raise UserInputError("give --n-items, --pairs or --items.")
+    given = "--pairs" if args.pairs else "--items"
     if items is not None and args.n_items is not None and args.n_items != len(items):
-        raise UserInputError(f"--n-items {args.n_items} disagrees with the {len(items)} --items.")
-    if args.pairs_out is not None:
-        _output_file(args.pairs_out, "--pairs-out")
-        _distinct_files({"--items": args.items, "--pairs-out": args.pairs_out})
+        raise UserInputError(f"--n-items {args.n_items} disagrees with the {len(items)} {given}.")
+    _check_outputs(
+        {"--pairs-out": args.pairs_out, "--label-studio-out": args.label_studio_out},
+        {"--items": args.items, "--pairs": args.pairs},
+    )
     n_items = len(items) if items is not None else args.n_items
     budget = {"m": args.m, "n_comparisons": args.n_comparisons}
     with warnings.catch_warnings():  # the advice is printed with the plan below
@@ -231,15 +264,22 @@ def _plan(args: argparse.Namespace) -> int:
             plan = plan_uniform(n_items, **budget)
         else:
             plan = plan_adaptive(n_items, alpha=args.alpha, n_ballots=args.n_ballots, **budget)
-    if args.pairs_out is not None and items is not None:  # --pairs-out needs --items (above)
+    outputs = {}
+    if items is not None and (args.pairs_out or args.label_studio_out):
         pairs = draw_pairs(items, plan.m, seed=args.seed)  # refuses a huge ballot up front
-        _write_text(args.pairs_out, "--pairs-out", _pairs_csv(pairs, ballot=1))
+        files = {"--pairs-out": args.pairs_out, "--label-studio-out": args.label_studio_out}
+        outputs = _ballot_outputs(pairs, 1, texts, "--pairs-out", files)
+    for name, (path, text) in outputs.items():
+        write_text(path, name, text)
     if args.format == "json":
         print(json.dumps(plan.to_dict(), indent=2))
     else:
         print(plan.describe())
-        if args.pairs_out is not None:
-            print(f"ballot 1: {plan.pairs_per_ballot[0]} pairs written to {args.pairs_out}")
+        for name, (path, _) in outputs.items():
+            if name.endswith("config"):
+                print(f"Label Studio labeling config written to {path}")
+            else:
+                print(f"ballot 1: {plan.pairs_per_ballot[0]} pairs written to {path}")
     return 0
 
 
@@ -248,78 +288,137 @@ def _check_score_options(args: argparse.Namespace) -> float | None:
     from sts_extras._validation import check_open_unit_interval, check_positive_int
 
     alpha = None if args.no_selection else check_open_unit_interval(args.alpha, "--alpha")
-    if args.next_pairs is not None:
+    for option, path in (
+        ("--next-pairs", args.next_pairs),
+        ("--label-studio-out", args.label_studio_out),
+    ):
+        if path is None:
+            continue
         if args.m is None:
-            raise UserInputError("--next-pairs needs --m, the appearances of each item in it.")
+            raise UserInputError(f"{option} needs --m, the appearances of each item in it.")
         if alpha is None:
-            raise UserInputError("--next-pairs needs a selection; drop --no-selection.")
+            raise UserInputError(f"{option} needs a selection; drop --no-selection.")
+    for option, path in (
+        ("--label-studio-out", args.label_studio_out),
+        ("--dataset-out", args.dataset_out),
+    ):
+        if path is not None and args.pairs is None:
+            raise UserInputError(f"{option} needs the sentences: give --pairs.")
     if args.m is not None:
         check_positive_int(args.m, "--m")
     check_positive_int(args.top, "--top", minimum=0)
+    check_open_unit_interval(args.min_agreement, "--min-agreement")
+    low, high = args.scale
+    if not low < high:  # NaN fails too
+        raise UserInputError(f"--scale {low:g} {high:g}: LOW must be below HIGH.")
     if not args.tie_label.strip():
         raise UserInputError("--tie-label must not be blank (a blank winner is a missing vote).")
-    _input_file(args.votes, "votes file")
-    if args.items is not None:
-        _input_file(args.items, "--items")
-    for path, name in ((args.output, "--output"), (args.next_pairs, "--next-pairs")):
+    for path in args.votes:
+        input_file(path, "votes file")
+    for path, name in ((args.items, "--items"), (args.pairs, "--pairs")):
         if path is not None:
-            _output_file(path, name)
-    _distinct_files(
+            input_file(path, name)
+    _check_outputs(
         {
-            "the votes file": args.votes,
-            "--items": args.items,
             "--output": args.output,
             "--next-pairs": args.next_pairs,
-        }
+            "--label-studio-out": args.label_studio_out,
+            "--dataset-out": args.dataset_out,
+        },
+        {
+            **{f"the votes file {path}": path for path in args.votes},
+            "--items": args.items,
+            "--pairs": args.pairs,
+        },
     )
     return alpha
 
 
+def _where(paths: list[Path]) -> str:
+    if len(paths) == 1:
+        return f"votes file {paths[0]}"
+    return f"votes files {', '.join(map(str, paths))} (rows counted through them in order)"
+
+
 def _score(args: argparse.Namespace) -> int:
+    from sts_extras.annotation.agreement import annotator_agreement
     from sts_extras.annotation.design import draw_pairs
+    from sts_extras.annotation.score_report import print_score
     from sts_extras.annotation.scoring import score_votes
+    from sts_extras.annotation.tables import read_pairs, scored_dataset
+    from sts_extras.annotation.votes import read_vote_files
 
     alpha = _check_score_options(args)
-    votes = _read_votes(args.votes)
+    votes = read_vote_files(args.votes, args.votes_format, args.tie_label.strip())
+    texts = read_pairs(args.pairs) if args.pairs else None
     items = _read_items(args.items) if args.items else None
-    try:
-        result = score_votes(
-            votes, alpha=alpha, items=items, tie_label=args.tie_label, update=args.update
+    if texts is not None:
+        items = list(texts["id"])
+    if args.exclude_flagged and "worker_id" not in votes.columns:
+        raise UserInputError(
+            "--exclude-flagged needs annotator ids: a worker_id column in the votes CSV (Label "
+            "Studio exports and MTurk batch results have them)."
         )
+    options = dict(alpha=alpha, items=items, tie_label=args.tie_label, update=args.update)
+    # With --exclude-flagged the later ballots were drawn without the flagged annotators'
+    # votes, so the selection is checked once they are left out, not before.
+    first = {**options, "alpha": None} if args.exclude_flagged else options
+    try:
+        with warnings.catch_warnings():
+            if args.exclude_flagged:  # any warning comes again from the final scoring
+                warnings.simplefilter("ignore")
+            result = score_votes(votes, **first)
     except UserInputError as error:  # a problem of the file's content: say which file
-        raise UserInputError(f"votes file {args.votes}: {error}") from None
+        raise UserInputError(f"{_where(args.votes)}: {error}") from None
+    agreement = None
+    if "worker_id" in votes.columns:
+        agreement = annotator_agreement(
+            votes.assign(**{c: votes[c].str.strip() for c in ("item_a", "item_b", "winner")}),
+            min_agreement=args.min_agreement,
+            tie_label=args.tie_label.strip(),
+        )
+    kept = votes
+    if args.exclude_flagged:
+        assert agreement is not None  # checked above: the votes have worker ids
+        kept = votes[~votes["worker_id"].str.strip().isin(agreement.flagged)]
+        if kept.empty:
+            raise UserInputError("--exclude-flagged: every annotator is flagged; no vote is left.")
+        try:
+            result = score_votes(kept, **options)
+        except UserInputError as error:
+            left_out = ", ".join(agreement.flagged) or "none"
+            raise UserInputError(
+                f"{_where(args.votes)}, without the flagged annotators ({left_out}): {error} "
+                "The flagged annotators must be the ones left out when the later ballots were "
+                "drawn; or score with --no-selection."
+            ) from None
     outputs = {}  # everything is computed before the first file is written
     if args.output is not None:
         outputs["--output"] = (args.output, str(result.table.to_csv(index=False)))
-    if args.next_pairs is not None:
+    if args.dataset_out is not None:
+        assert texts is not None  # checked with the options: --dataset-out needs --pairs
+        dataset = scored_dataset(result.table, texts, tuple(args.scale))
+        outputs["--dataset-out"] = (args.dataset_out, str(dataset.to_csv(index=False)))
+    if args.next_pairs is not None or args.label_studio_out is not None:
         if not result.next_items:
             raise UserInputError(
-                f"--next-pairs: round({alpha:g} * {result.ballot_sizes[-1]}) < 2 items of the "
-                "last ballot are selected, so there is no next ballot to pair."
+                f"--next-pairs/--label-studio-out: round({alpha:g} * {result.ballot_sizes[-1]}) "
+                "< 2 items of the last ballot are selected, so there is no next ballot to pair."
             )
         pairs = draw_pairs(list(result.next_items), args.m, seed=args.seed)
         ballot = len(result.ballot_sizes) + 1
-        outputs["--next-pairs"] = (args.next_pairs, _pairs_csv(pairs, ballot=ballot))
+        files = {"--next-pairs": args.next_pairs, "--label-studio-out": args.label_studio_out}
+        outputs.update(_ballot_outputs(pairs, ballot, texts, "--next-pairs", files))
     for name, (path, text) in outputs.items():
-        _write_text(path, name, text)
-    if args.format == "csv":
-        result.table.to_csv(sys.stdout, index=False)
-    elif args.format == "json":
-        payload = {
-            "ballot_sizes": list(result.ballot_sizes),
-            "slopes": list(result.slopes),
-            "next_items": list(result.next_items),
-            "ranking": json.loads(result.table.to_json(orient="records")),
-        }
-        print(json.dumps(payload, indent=2))
-    else:
-        sizes = ", ".join(map(str, result.ballot_sizes))
-        print(f"{len(result.table)} items ranked from {len(votes)} votes; ballot sizes: {sizes}")
-        if result.slopes:
-            print("rescaling slopes b (Eq. 6): " + ", ".join(f"{b:.4f}" for b in result.slopes))
-        print(result.table.head(args.top).to_string(index=False, float_format="{:.4f}".format))
-        if result.next_items:
-            print(f"next ballot: {len(result.next_items)} items selected")
+        write_text(path, name, text)
+    print_score(
+        result,
+        agreement,
+        output_format=args.format,
+        top=args.top,
+        n_votes=len(kept),
+        excluded=args.exclude_flagged,
+    )
     return 0
 
 
@@ -339,7 +438,7 @@ def _figure_path(path: Path) -> tuple[Path, str]:
             f"--figure {path}: unknown image format {image_format!r}; use one of "
             f"{', '.join(sorted(formats))}."
         )
-    return _output_file(path, "--figure"), image_format
+    return output_file(path, "--figure"), image_format
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -369,7 +468,7 @@ def _simulate(args: argparse.Namespace) -> int:
         figure = plot_ballot_scores(trace_adaptive_campaign(args.distribution, **common))
         image = io.BytesIO()
         figure.savefig(image, format=image_format, dpi=150)
-        with _user_file("write", path, "--figure"):
+        with user_file("write", path, "--figure"):
             atomic_write_bytes(path.resolve(), image.getvalue())
     if args.format == "json":
         print(json.dumps(result.summary(), indent=2))

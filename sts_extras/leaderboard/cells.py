@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ __all__ = [
     "task_record",
     "task_scores",
     "write_cell",
+    "write_outcomes",
     "write_plan",
     "write_task_record",
 ]
@@ -209,6 +210,36 @@ def write_cell(folder: Path, outcome: CellOutcome, task_key: str) -> list[dict[s
     }
     _write_json(folder / _cell_path(outcome.model, outcome.task), record)
     return outcome.run_settings
+
+
+def write_outcomes(
+    folder: Path,
+    outcomes: Iterable[CellOutcome],
+    task_keys: Mapping[str, str],
+    order: Sequence[tuple[str, str]],
+) -> list[CellOutcome]:
+    """Write cells as they come (:func:`write_cell`); return them without files, in ``order``.
+
+    MTEB's run-settings file of each model is merged in ``order`` once all are written, so the
+    files do not depend on the order the cells finished in.
+    """
+    from sts_extras.integrations.mteb import merge_run_settings
+
+    settings: dict[tuple[str, str], tuple[Path | None, list[dict[str, Any]]]] = {}
+    written: dict[tuple[str, str], CellOutcome] = {}
+    for outcome in outcomes:
+        entries = write_cell(folder, outcome, task_keys[outcome.task])
+        results = [name for name in outcome.files if name.startswith("mteb_results/")]
+        settings[outcome.model, outcome.task] = (
+            (folder / results[0]).parent if results else None,
+            entries,
+        )
+        written[outcome.model, outcome.task] = replace(outcome, files={})
+    for cell in order:
+        results_folder, entries = settings[cell]
+        if results_folder is not None and entries:
+            merge_run_settings(results_folder, entries)
+    return [written[cell] for cell in order]
 
 
 # --------------------------------------------------------------------------------------------

@@ -288,17 +288,23 @@ def _copied(record: CellRecord) -> CellOutcome:
 # --------------------------------------------------------------------------------------------
 # plain MTEB folders
 # --------------------------------------------------------------------------------------------
-def _prediction_files(roots: Iterable[Path]) -> list[tuple[Path, Path]]:
-    found: list[tuple[Path, Path]] = []
+def _prediction_files(roots: Iterable[Path]) -> list[Path]:
+    """The prediction files below ``roots``; each root must hold some, or MTEB's results."""
+    found: list[Path] = []
     for root in roots:
         files = sorted(root.rglob(f"*{_SUFFIX}"))
-        if not files:
+        if not files and next(root.rglob("model_meta.json"), None) is None:
             raise UserInputError(
                 f"collect: {str(root)!r} holds neither an sts-extras output ({PLAN_FILE}) nor "
                 f"MTEB prediction files (*{_SUFFIX}: run mteb.evaluate(..., "
-                "prediction_folder=...))."
+                "prediction_folder=...)) nor MTEB results."
             )
-        found.extend((root, file) for file in files)
+        found.extend(files)
+    if not found:
+        raise UserInputError(
+            f"collect: none of the directories holds MTEB prediction files (*{_SUFFIX}); MTEB's "
+            "results alone have no per-pair scores: run mteb.evaluate(..., prediction_folder=...)."
+        )
     return found
 
 
@@ -317,7 +323,7 @@ def _plain_mteb(
     """The plan, cells and task records of plain MTEB prediction folders."""
     predictions: dict[tuple[str, str, str], Path] = {}  # (model, revision, task) -> file
     models: list[tuple[str, str]] = []
-    for _, path in _prediction_files(roots):
+    for path in _prediction_files(roots):
         meta = _read_json(path).get("mteb_model_meta") or {}
         name, revision = meta.get("model_name"), meta.get("revision")
         if not isinstance(name, str) or not name:

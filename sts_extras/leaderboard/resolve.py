@@ -20,7 +20,7 @@ Names are checked, not loaded (:func:`sts_extras.integrations.hub.resolve_senten
 and for registry models :func:`sts_extras.integrations.hub.snapshot_dir`: offline their files must
 be in the local cache, online a model not yet downloaded costs one short request to the Hub, so a
 machine without network is told so at once); models are built one at a time by
-:func:`sts_extras.leaderboard.evaluation.evaluate_models`. sts-extras' own registry models run on
+:func:`sts_extras.leaderboard.evaluation.evaluate_cell`. sts-extras' own registry models run on
 NumPy over vectors loaded here, so they are built here, as the ``--vectors`` models are.
 """
 
@@ -179,22 +179,53 @@ def resolve_tasks(
 ) -> list[Any]:
     """Turn task names into loaded MTEB task objects; ``UserInputError`` with close matches.
 
-    Items may also be ready ``AbsTaskSTS`` objects (a user's own task), used as given.
+    Items may also be ready ``AbsTaskSTS`` objects (a user's own task), used as given, or paths
+    of ``.csv``/``.jsonl``/``.parquet`` files with the columns ``sentence1``, ``sentence2`` and
+    ``score``, made into tasks by :func:`sts_extras.mteb_tasks.from_csv` (named after the file;
+    score range ``score_range``, default the file's lowest and highest score).
 
     Our tasks accept loose spellings ("dscs", "STSS-131"); MTEB STS tasks need their name (any
     letter case). The data of every task is loaded here, so a task that cannot be loaded (e.g.
-    an MTEB task offline) fails before any model runs.
+    an MTEB task offline, a malformed file) fails before any model runs. ``score_range``
+    without a file task is an error.
     """
     import mteb
 
+    from sts_extras.annotation.tables import TABLE_SUFFIXES
     from sts_extras.integrations.mteb import task_registry
-    from sts_extras.mteb_tasks import register
+    from sts_extras.mteb_tasks import from_csv, register
 
     register()
     by_lower = {name.lower(): name for name in task_registry()}
     ours = {_normalise(name): name for name in _OUR_TASKS}
+    given = list(names or _OUR_TASKS)
+    files = [
+        raw
+        for raw in given
+        if isinstance(raw, (str, os.PathLike)) and Path(raw).suffix.lower() in TABLE_SUFFIXES
+    ]
+    if score_range is not None and not files:
+        raise UserInputError(
+            f"--score-range {score_range[0]:g} {score_range[1]:g} applies to --task files "
+            "(.csv, .jsonl, .parquet); no --task names a file."
+        )
     tasks: list[Any] = []
-    for raw in names or _OUR_TASKS:
+    read: dict[str, Path] = {}  # task name -> the file it was read from
+    for raw in given:
+        if any(raw is file for file in files):
+            path = Path(raw).expanduser()
+            file_task = from_csv(path, score_range=score_range)
+            file_name = file_task.metadata.name
+            if file_name in read and read[file_name].resolve() == path.resolve():
+                continue
+            if file_name in read or any(t.metadata.name == file_name for t in tasks):
+                raise UserInputError(
+                    f"--task {path}: another task is also named {file_name!r}; rename the file."
+                )
+            read[file_name] = path
+            file_task.load_data()
+            tasks.append(file_task)
+            continue
         if not isinstance(raw, str):  # a ready task object (e.g. the user's own AbsTaskSTS)
             tasks.append(_checked_task_object(raw))
             continue
@@ -225,6 +256,10 @@ def resolve_tasks(
             )
         if any(t.metadata.name == name for t in tasks):
             continue
+        if name in read:
+            raise UserInputError(
+                f"--task {raw!r} has the name of the --task file {read[name]}; rename the file."
+            )
         try:
             task.load_data()
         except Exception as error:  # noqa: BLE001 -- any loader failure is a user-facing error

@@ -1,0 +1,300 @@
+"""The tables of a campaign on disk: sentence-pair files in, STS datasets out.
+
+A campaign's items are sentence pairs, read from a CSV, JSON Lines or Parquet file (chosen by
+the file's suffix) with the columns ``sentence1``, ``sentence2`` and optionally ``id``
+(:func:`read_pairs`). Its result is an STS dataset, ``id,sentence1,sentence2,score,n_votes``
+(:func:`scored_dataset`), which :func:`read_sts_table` reads back, as does any other file with
+the columns ``sentence1``, ``sentence2`` and ``score``. Every problem of a file is one
+:class:`~sts_extras.errors.UserInputError` line naming the file, the row and what is wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sts_extras.errors import UserFileNotFoundError, UserInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = [
+    "MIN_STS_PAIRS",
+    "TABLE_SUFFIXES",
+    "StsTable",
+    "csv_text",
+    "read_pairs",
+    "read_sts_table",
+    "read_table",
+    "row_name",
+    "scored_dataset",
+]
+
+#: File suffixes of the tables read here (letter case ignored).
+TABLE_SUFFIXES = (".csv", ".jsonl", ".parquet")
+#: Fewest pairs of an STS dataset: a correlation over fewer says nothing.
+MIN_STS_PAIRS = 3
+
+
+def row_name(index: int, path: Path) -> str:
+    """``"row 3 (line 4)"`` for the 0-based data row ``index`` (a CSV line counts the header)."""
+    if path.suffix.lower() == ".csv":
+        return f"row {index + 1} (line {index + 2})"
+    return f"row {index + 1}"
+
+
+def read_table(path: Path, name: str) -> pd.DataFrame:
+    """Read a CSV (every cell as text), JSON Lines or Parquet file given as ``name``.
+
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        One line naming ``name`` and the file: a missing file or a folder, an unknown suffix,
+        an empty or unparsable file.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    where = f"{name} {path}"
+    suffix = path.suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        raise UserInputError(
+            f"{where}: unknown table format {path.suffix or '(no suffix)'!r}; give a "
+            f"{', '.join(TABLE_SUFFIXES[:-1])} or {TABLE_SUFFIXES[-1]} file."
+        )
+    if not path.exists():
+        raise UserFileNotFoundError(f"{where}: no such file.")
+    if path.is_dir():
+        raise UserInputError(f"{where}: is a directory; give a file.")
+    try:
+        if suffix == ".csv":
+            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        elif suffix == ".jsonl":
+            frame = pd.read_json(path, lines=True, dtype=False)
+        else:
+            frame = pd.read_parquet(path)
+    except pd.errors.EmptyDataError:
+        raise UserInputError(f"{where}: is empty; expected a header line and rows.") from None
+    except (OSError, UnicodeError, ValueError, ImportError) as error:
+        reason = " ".join(str(error).split())[:200]
+        raise UserInputError(f"{where}: cannot read it as {suffix[1:]}: {reason}") from None
+    return frame
+
+
+def _require_columns(frame: pd.DataFrame, where: str, required: tuple[str, ...], hint: str) -> None:
+    missing = [column for column in required if column not in frame.columns]
+    if missing:
+        raise UserInputError(
+            f"{where}: missing column(s) {', '.join(missing)}; expected {hint} "
+            f"(found: {', '.join(map(str, frame.columns)) or 'none'})."
+        )
+
+
+def _text_column(frame: pd.DataFrame, column: str, path: Path, where: str) -> list[str]:
+    """The cells of ``column`` as stripped strings; a blank or missing cell is an error."""
+    import pandas as pd
+
+    values = []
+    for index, value in enumerate(frame[column].tolist()):
+        text = "" if value is None or (not isinstance(value, str) and pd.isna(value)) else value
+        text = str(text).strip()
+        if not text:
+            raise UserInputError(f"{where}: {row_name(index, path)}: `{column}` is blank.")
+        values.append(text)
+    return values
+
+
+def read_pairs(path: Path, name: str = "--pairs") -> pd.DataFrame:
+    """The sentence pairs of a campaign: columns ``id``, ``sentence1``, ``sentence2`` (text).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A ``.csv``, ``.jsonl`` or ``.parquet`` file with the columns ``sentence1``,
+        ``sentence2`` and optionally ``id``; other columns are ignored.
+    name : str
+        How the file was given (named in the errors).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair, in file order. Without an ``id`` column the ids are the row numbers
+        ``"1"``, ``"2"``, ... as text (stable while the rows keep their order).
+
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        A missing column, a blank cell (the row is named), an id given twice, fewer than 2 pairs,
+        or a file that cannot be read.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    where = f"{name} {path}"
+    frame = read_table(path, name)
+    _require_columns(frame, where, ("sentence1", "sentence2"), "sentence1, sentence2 and id")
+    if len(frame) < 2:
+        raise UserInputError(f"{where}: holds {len(frame)} pair(s); a campaign needs at least 2.")
+    if "id" in frame.columns:
+        ids = _text_column(frame, "id", path, where)
+        first: dict[str, int] = {}
+        for index, pair_id in enumerate(ids):
+            if pair_id in first:
+                raise UserInputError(
+                    f"{where}: id {pair_id!r} appears twice ({row_name(first[pair_id], path)} "
+                    f"and {row_name(index, path)}); ids must be distinct."
+                )
+            first[pair_id] = index
+    else:
+        ids = [str(index + 1) for index in range(len(frame))]
+    return pd.DataFrame(
+        {
+            "id": ids,
+            "sentence1": _text_column(frame, "sentence1", path, where),
+            "sentence2": _text_column(frame, "sentence2", path, where),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class StsTable:
+    """An STS dataset read by :func:`read_sts_table`.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Columns ``sentence1``, ``sentence2`` (text) and ``score`` (float), in file order.
+    score_range : (float, float)
+        The given range, or the lowest and highest score of the file.
+    """
+
+    frame: pd.DataFrame
+    score_range: tuple[float, float]
+
+
+def read_sts_table(
+    path: Path, name: str = "STS file", score_range: tuple[float, float] | None = None
+) -> StsTable:
+    """Read and check an STS dataset: columns ``sentence1``, ``sentence2`` and ``score``.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A ``.csv``, ``.jsonl`` or ``.parquet`` file; other columns are ignored.
+    name : str
+        How the file was given (named in the errors).
+    score_range : (float, float), optional
+        The rating scale; default: the lowest and highest score in the file.
+
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        A missing column, a blank cell, a score that is not a number or not finite, fewer than
+        :data:`MIN_STS_PAIRS` pairs, a range whose minimum is not below its maximum (every score
+        equal, or a bad ``score_range``), or a score outside ``score_range``.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    where = f"{name} {path}"
+    frame = read_table(path, name)
+    _require_columns(
+        frame, where, ("sentence1", "sentence2", "score"), "sentence1, sentence2, score"
+    )
+    if len(frame) < MIN_STS_PAIRS:
+        raise UserInputError(
+            f"{where}: holds {len(frame)} pair(s); an STS dataset needs at least {MIN_STS_PAIRS}."
+        )
+    sentence1 = _text_column(frame, "sentence1", path, where)
+    sentence2 = _text_column(frame, "sentence2", path, where)
+    scores = np.empty(len(frame))
+    for index, value in enumerate(frame["score"].tolist()):
+        text = value.strip() if isinstance(value, str) else value
+        if text is None or text == "" or (not isinstance(text, str) and pd.isna(text)):
+            raise UserInputError(f"{where}: {row_name(index, path)}: `score` is blank.")
+        try:
+            number = float(text)
+        except (TypeError, ValueError):
+            raise UserInputError(
+                f"{where}: {row_name(index, path)}: `score` {value!r} is not a number."
+            ) from None
+        if not np.isfinite(number):
+            raise UserInputError(
+                f"{where}: {row_name(index, path)}: `score` {value!r} is not finite."
+            )
+        scores[index] = number
+    if score_range is None:
+        low, high = float(scores.min()), float(scores.max())
+        if low >= high:
+            raise UserInputError(
+                f"{where}: every score is {low:g}, so the score range (min {low:g}, max "
+                f"{high:g}) is empty; the correlations need scores that differ."
+            )
+    else:
+        low, high = (float(bound) for bound in score_range)
+        if not (np.isfinite(low) and np.isfinite(high) and low < high):
+            raise UserInputError(
+                f"--score-range {low:g} {high:g}: the minimum must be below the maximum."
+            )
+        outside = np.flatnonzero((scores < low) | (scores > high))
+        if outside.size:
+            raise UserInputError(
+                f"{where}: {row_name(int(outside[0]), path)}: `score` {scores[outside[0]]:g} "
+                f"lies outside the score range {low:g}-{high:g}."
+            )
+    table = pd.DataFrame({"sentence1": sentence1, "sentence2": sentence2, "score": scores})
+    return StsTable(frame=table, score_range=(low, high))
+
+
+def scored_dataset(
+    ranking: pd.DataFrame, pairs: pd.DataFrame, scale: tuple[float, float] = (0.0, 5.0)
+) -> pd.DataFrame:
+    """The STS dataset of a campaign: ``id,sentence1,sentence2,score,n_votes``, in pairs order.
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+        :attr:`~sts_extras.annotation.scoring.VoteScoresResult.table` (``item``, ``score``,
+        ``votes``).
+    pairs : pandas.DataFrame
+        :func:`read_pairs` output; pairs without votes are left out.
+    scale : (float, float), default (0, 5)
+        ``score = low + (high - low) * y``: the protocol's score :math:`\\bar y` (a Borda win
+        ratio rescaled onto ballot 1's scale, Eq. 1, 5, 6 of Lombardo et al., 2020) mapped
+        linearly, so that 0 gives ``low`` and 1 gives ``high``.
+
+    Notes
+    -----
+    The scores are relative, as in the paper: they say how often a pair was judged more similar
+    than the other pairs *of the campaign*, not how similar its two sentences are on an absolute
+    scale. Compare models by correlation on them, not by the values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ranking = pd.DataFrame({"item": ["2", "1"], "score": [1.0, 0.25], "votes": [4, 4]})
+    >>> pairs = pd.DataFrame({"id": ["1", "2", "3"], "sentence1": ["a", "b", "c"],
+    ...                       "sentence2": ["d", "e", "f"]})
+    >>> scored_dataset(ranking, pairs, scale=(0, 4))
+      id sentence1 sentence2  score  n_votes
+    0  1         a         d    1.0        4
+    1  2         b         e    4.0        4
+    """
+    low, high = (float(bound) for bound in scale)
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise UserInputError(f"--scale {low:g} {high:g}: LOW must be below HIGH.")
+    by_item = ranking.set_index(ranking["item"].astype(str))
+    voted = pairs[pairs["id"].isin(by_item.index)].reset_index(drop=True)
+    rows = by_item.loc[voted["id"]]
+    out = voted[["id", "sentence1", "sentence2"]].copy()
+    out["score"] = low + (high - low) * rows["score"].to_numpy(dtype=float)
+    out["n_votes"] = rows["votes"].to_numpy(dtype=np.int64)
+    return out
+
+
+def csv_text(frame: Any) -> str:
+    """``frame`` as CSV text without the index."""
+    return str(frame.to_csv(index=False))

