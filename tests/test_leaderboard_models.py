@@ -42,16 +42,6 @@ def _pairs(dataset: str = "stss131") -> tuple[list[str], list[str], np.ndarray]:
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    """Empty caches for sts-extras and MTEB, for the whole module."""
-    root = tmp_path_factory.mktemp("caches")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("STS_EXTRAS_CACHE", str(root / "sts_extras"))
-        patch.setenv("MTEB_CACHE", str(root / "mteb"))
-        yield root
-
-
-@pytest.fixture(scope="module")
 def tiny_vectors(tmp_path_factory):
     """Random 8-d word vectors over the words of STSS-131 and DSCS, as a word2vec text file."""
     words = set()

@@ -10,17 +10,22 @@ own result files.
 The parts, one job each:
 
 * :mod:`~sts_extras.leaderboard.resolve` -- checks every name the user gave before any work;
-* :mod:`~sts_extras.leaderboard.evaluation` -- runs ``mteb.evaluate``, reads the per-pair scores;
+* :mod:`~sts_extras.leaderboard.evaluation` -- runs one model × task cell with ``mteb.evaluate``;
+* :mod:`~sts_extras.leaderboard.distributed` -- runs the cells here or on a Dask cluster;
+* :mod:`~sts_extras.leaderboard.cells` -- the cells on disk (plan, shards), read back as scores;
+* :mod:`~sts_extras.leaderboard.collect` -- the report of cells evaluated elsewhere;
 * :mod:`~sts_extras.leaderboard.scoring` -- the statistics (numpy/scipy only);
-* :mod:`~sts_extras.leaderboard.report` and :mod:`~sts_extras.leaderboard.figures` -- outputs;
-* :mod:`~sts_extras.leaderboard.pipeline` -- :func:`run_leaderboard`, the Python entry point;
+* :mod:`~sts_extras.leaderboard.writers` (:mod:`~sts_extras.leaderboard.report`,
+  :mod:`~sts_extras.leaderboard.figures`) -- the outputs;
+* :mod:`~sts_extras.leaderboard.pipeline` -- :func:`run_leaderboard` and :func:`run_shard`;
 * :mod:`~sts_extras.leaderboard.cli` -- the ``sts-extras leaderboard`` options.
 
 Importing this package loads neither MTEB nor torch.
 """
 
 from sts_extras.leaderboard.cli import add_arguments, run
-from sts_extras.leaderboard.pipeline import run_leaderboard
+from sts_extras.leaderboard.collect import collect_leaderboard
+from sts_extras.leaderboard.pipeline import ShardSummary, run_leaderboard, run_shard
 from sts_extras.leaderboard.scoring import (
     ComparisonStats,
     LeaderboardResult,
@@ -37,9 +42,12 @@ __all__ = [
     "ModelTaskFailure",
     "ModelTaskRow",
     "ModelTaskStats",
+    "ShardSummary",
     "TaskScores",
     "add_arguments",
+    "collect_leaderboard",
     "run",
     "run_leaderboard",
+    "run_shard",
     "score_leaderboard",
 ]

@@ -68,7 +68,10 @@ def _version(package: str) -> str | None:
 NOT_EVALUATION_CODE = (
     "annotation/",
     "stats/",
+    "leaderboard/cells.py",
     "leaderboard/cli.py",
+    "leaderboard/collect.py",
+    "leaderboard/distributed.py",
     "leaderboard/figure_cache.py",
     "leaderboard/figures.py",
     "leaderboard/pipeline.py",
