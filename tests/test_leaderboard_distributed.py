@@ -296,3 +296,19 @@ def test_shards_cover_every_cell_exactly_once(count):
     sizes = [len(shard) for shard in shards]
     assert max(sizes) - min(sizes) <= 1
     assert parse_shard(f"{count}/{count}") == (count, count)
+
+
+def test_a_model_that_cannot_be_sent_to_the_workers_is_a_named_error():
+    from types import SimpleNamespace
+
+    from sts_extras.leaderboard.distributed import CellJob, run_dask
+    from sts_extras.leaderboard.resolve import ModelEntry
+
+    class Client:
+        def scatter(self, value, hash):
+            raise TypeError("cannot pickle '_thread.lock' object")
+
+    task = SimpleNamespace(metadata=SimpleNamespace(name="DSCS"))
+    job = CellJob(ModelEntry("mine", "mteb-model", "object", lambda: None), task, "key")
+    with pytest.raises(UserInputError, match="model 'mine' cannot be sent to the Dask workers"):
+        list(run_dask([job], Client(), cache_dir=None, progress=False))

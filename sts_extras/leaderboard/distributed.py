@@ -145,6 +145,17 @@ def connect(
         yield client
 
 
+def _send(client: Any, value: Any, what: str) -> Any:
+    """``value`` scattered to the cluster once; ``UserInputError`` if it cannot be pickled."""
+    try:
+        return client.scatter(value, hash=False)
+    except Exception as error:  # noqa: BLE001 -- pickling raises many types
+        raise UserInputError(
+            f"The {what} cannot be sent to the Dask workers ({type(error).__name__}: "
+            f"{one_line(error)}); give it by name, or run without --workers/--dask-scheduler."
+        ) from None
+
+
 def run_dask(
     jobs: Sequence[CellJob],
     client: Any,
@@ -163,8 +174,10 @@ def run_dask(
     # each model and task is sent to the cluster once, not with every cell
     entries = {job.entry.name: job.entry for job in jobs}
     tasks = {job.task.metadata.name: job.task for job in jobs}
-    sent_entries = {name: client.scatter(entry, hash=False) for name, entry in entries.items()}
-    sent_tasks = {name: client.scatter(task, hash=False) for name, task in tasks.items()}
+    sent_entries = {
+        name: _send(client, entry, f"model {name!r}") for name, entry in entries.items()
+    }
+    sent_tasks = {name: _send(client, task, f"task {name!r}") for name, task in tasks.items()}
     resources = {"GPU": 1} if gpu_per_cell else None
     futures = {}
     for job in jobs:
