@@ -312,3 +312,12 @@ def test_a_model_that_cannot_be_sent_to_the_workers_is_a_named_error():
     job = CellJob(ModelEntry("mine", "mteb-model", "object", lambda: None), task, "key")
     with pytest.raises(UserInputError, match="model 'mine' cannot be sent to the Dask workers"):
         list(run_dask([job], Client(), cache_dir=None, progress=False))
+
+
+def test_plain_predictions_without_mteb_results_warn_that_the_revision_is_unchecked(runs, tmp_path):
+    root, _ = runs
+    plain = shutil.copytree(root / "shard1" / "predictions", tmp_path / "plain")
+    with pytest.warns(UserWarning, match="revision of the data they were evaluated on"):
+        collect_leaderboard(
+            [plain], output=tmp_path / "o", figures=False, progress=False, n_resamples=200
+        )

@@ -372,6 +372,17 @@ def _plain_mteb(
             continue
         task = tasks[names.index(task_name)]
         outcomes.append(_plain_cell(roots, display[name, revision], name, revision, task, path))
+    unchecked = sorted(
+        {o.task for o in outcomes if not any(f.startswith("mteb_") for f in o.files)}
+    )
+    if unchecked:
+        warnings.warn(
+            f"collect: no MTEB result file found for some cells of {', '.join(unchecked)}, so "
+            "the revision of the data they were evaluated on cannot be checked against the one "
+            "loaded here; give MTEB's results folder too (mteb.ResultCache) to check it.",
+            UserWarning,
+            stacklevel=3,
+        )
     records = [task_record(t.metadata.name, task_units(t), loaded_task_key(t)) for t in tasks]
     return plan, outcomes, records
 
