@@ -22,9 +22,9 @@ Then the re-run floor (issue 16): the default re-run (into the same output direc
 fresh run and of the re-run must be byte-identical (``leaderboard.md``/``.csv``/``.json``, the
 PNGs and MTEB's per-pair predictions).
 
-``--docs DIR`` copies the re-run's ``leaderboard.md``, ``leaderboard.json``, ``scatter_DSCS.png``,
-``forest.png`` and the ``pairwise_<task>.png`` heat maps to ``DIR`` (the example shown in the
-README).
+``--docs DIR`` copies the re-run's files named in :data:`DOC_FILES` (the reports, the scatter
+and forest figures as PNG and PDF, the ``pairwise_<task>.png`` heat maps) to ``DIR`` (the example
+shown in the README).
 
 Note: the machine may be shared; the load average before each run is printed so a slow number can
 be read in context.
@@ -47,12 +47,25 @@ TARGETS = {"fresh": 600.0, "re-run": 120.0}
 RERUN_RATIO = 2.0
 #: What must be byte-identical between the fresh run and the re-run (MTEB's own result files
 #: hold timings and dates, so they are not compared).
-COMPARED = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "*.png", "predictions/**/*")
+COMPARED = (
+    "leaderboard.md",
+    "leaderboard.csv",
+    "leaderboard.json",
+    "leaderboard.tex",
+    "leaderboard.html",
+    "*.png",
+    "*.pdf",
+    "predictions/**/*",
+)
 DOC_FILES = (
     "leaderboard.md",
     "leaderboard.json",
+    "leaderboard.tex",
+    "leaderboard.html",
     "scatter_DSCS.png",
+    "scatter_DSCS.pdf",
     "forest.png",
+    "forest.pdf",
     "pairwise_DSCS.png",
     "pairwise_STSS131.png",
 )

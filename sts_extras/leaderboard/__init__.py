@@ -4,8 +4,9 @@ For each model × task: Pearson r, Spearman ρ, the scaled Pearson over equal-wi
 gold scale with the r of each bin (Atoum 2019), and the top-rank-weighted ρ_w and τ_w (Lombardo
 et al. 2020); for each model against a baseline: Δr with a BCa bootstrap interval and Meng,
 Rosenthal & Rubin's (1992) dependent-correlation z test, Holm-adjusted within each task.
-Writes ``leaderboard.md``, ``leaderboard.csv``, ``leaderboard.json`` and PNG figures, plus MTEB's
-own result files.
+Writes ``leaderboard.md``, ``.csv``, ``.json``, ``.tex`` (booktabs tables) and ``.html`` (one
+offline page), the figures (PDF and PNG by default), MTEB's own result files and the cell records
+(``cells/``) that ``sts-extras leaderboard collect`` reads.
 
 The parts, one job each:
 

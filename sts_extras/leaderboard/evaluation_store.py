@@ -74,6 +74,8 @@ NOT_EVALUATION_CODE = (
     "leaderboard/distributed.py",
     "leaderboard/figure_cache.py",
     "leaderboard/figures.py",
+    "leaderboard/html_report.py",
+    "leaderboard/latex.py",
     "leaderboard/pipeline.py",
     "leaderboard/report.py",
     "leaderboard/scoring.py",

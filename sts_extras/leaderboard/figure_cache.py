@@ -1,12 +1,12 @@
 """Redraw the figures only when what they show changed.
 
-Drawing the PNGs (and importing matplotlib) is the largest part of a re-run whose scores come
-from the caches. The figures are a function of the :class:`LeaderboardResult`, the plotting code
-and matplotlib, so a key of the three is kept in ``<output>/.figures.json`` with the name, size
-and BLAKE2b digest of every PNG written. When the key is unchanged and every PNG still has its
-recorded bytes, the figures are kept (copied when the run writes to a new folder); a damaged or
-replaced PNG makes them all be drawn again. A result that cannot be pickled has no key and is
-always drawn.
+Drawing the figures (and importing matplotlib) is the largest part of a re-run whose scores come
+from the caches. The figures are a function of the :class:`LeaderboardResult`, the formats asked
+for, the plotting code and matplotlib, so a key of the four is kept in ``<output>/.figures.json``
+with the formats and the name, size and BLAKE2b digest of every file written (each figure in
+every format). When the key is unchanged and every file still has its recorded bytes, the figures
+are kept (copied when the run writes to a new folder); a damaged or replaced file makes them all
+be drawn again. A result that cannot be pickled has no key and is always drawn.
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ import hashlib
 import json
 import pickle
 import shutil
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from sts_extras.integrity import atomic_write_text, file_digest
 from sts_extras.leaderboard.evaluation_store import code_stamp
+from sts_extras.leaderboard.figures import DEFAULT_FIGURE_FORMATS
 from sts_extras.leaderboard.scoring import LeaderboardResult
 
 __all__ = ["STAMP_FILE", "figures_key", "write_figures_if_changed"]
@@ -29,14 +31,17 @@ __all__ = ["STAMP_FILE", "figures_key", "write_figures_if_changed"]
 STAMP_FILE = ".figures.json"
 
 
-def figures_key(result: LeaderboardResult) -> str | None:
-    """Names the figures of ``result``: its content, the sts-extras sources and matplotlib."""
+def figures_key(
+    result: LeaderboardResult, formats: Sequence[str] = DEFAULT_FIGURE_FORMATS
+) -> str | None:
+    """Names the figures of ``result`` in ``formats``: its content, the formats, the sts-extras
+    sources and matplotlib."""
     try:
         content = pickle.dumps(result, protocol=5)
     except Exception:  # noqa: BLE001 -- not picklable: no key, the figures are drawn
         return None
     digest = hashlib.blake2b(content, digest_size=16)
-    digest.update(repr((code_stamp(), metadata.version("matplotlib"))).encode())
+    digest.update(repr((tuple(formats), code_stamp(), metadata.version("matplotlib"))).encode())
     return digest.hexdigest()
 
 
@@ -67,14 +72,20 @@ def _kept(key: str, source: Path, output: Path) -> list[Path] | None:
 
 
 def write_figures_if_changed(
-    result: LeaderboardResult, output: Path, *, reuse_from: Path | None = None
+    result: LeaderboardResult,
+    output: Path,
+    *,
+    reuse_from: Path | None = None,
+    formats: Sequence[str] = DEFAULT_FIGURE_FORMATS,
 ) -> list[Path]:
-    """Write the figures of ``result`` to ``output`` unless the same ones are there; the paths.
+    """Write the figures of ``result`` to ``output`` in each of ``formats`` unless the same ones
+    are there; the paths.
 
     ``reuse_from`` is the folder whose figures may be kept (default ``output`` itself): the run
     writes a new report set into a staging folder and keeps the figures of the set it replaces.
     """
-    key = figures_key(result)
+    formats = tuple(formats)
+    key = figures_key(result, formats)
     stamp = output / STAMP_FILE
     if key is not None:
         kept = _kept(key, output if reuse_from is None else reuse_from, output)
@@ -83,8 +94,12 @@ def write_figures_if_changed(
     from sts_extras.leaderboard.figures import write_figures
 
     stamp.unlink(missing_ok=True)  # no stale record while drawing
-    paths = write_figures(result, output)
+    paths = write_figures(result, output, formats)
     if key is not None:
-        record = {"key": key, "files": [_file_stamp(path) for path in paths]}
+        record = {
+            "key": key,
+            "formats": list(formats),
+            "files": [_file_stamp(path) for path in paths],
+        }
         atomic_write_text(stamp, json.dumps(record))
     return paths

@@ -1,10 +1,24 @@
-"""Figures of the leaderboard (matplotlib, Agg canvas): per-task scatter plots and heat maps of
-the pairwise comparisons, and a forest plot of the comparisons with the baseline."""
+"""Figures of the leaderboard (matplotlib, Agg canvas), sized for a paper: per-task scatter plots
+and heat maps of the pairwise comparisons, and a forest plot of the comparisons with the baseline.
+
+Every figure is written in each format asked for (``pdf``, ``png``, ``svg``), PNG at
+:data:`PNG_DPI`. Sizes are those of an ACL-style page: the scatter plots and the forest plot span
+both columns (:data:`TWO_COLUMN` wide), a heat map of up to :data:`ONE_COLUMN_MODELS` models fits
+one column (:data:`ONE_COLUMN` wide; larger ones span both). No text is smaller than
+:data:`FONT_SIZE` pt at that size. Models appear in the order of the task's table (best first)
+in every figure; the panels of a scatter plot share their axes; legends sit outside the data;
+colours come from the Okabe & Ito (2008) colour-blind-safe palette. Identical results give
+byte-identical files (no dates in the PDF/SVG metadata, fixed SVG ids).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import math
+import textwrap
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -13,12 +27,81 @@ from sts_extras.leaderboard.scoring import LeaderboardResult, ModelTaskFailure
 from sts_extras.optional import requires_extra
 from sts_extras.stats.correlation import assign_segments
 
-__all__ = ["forest_plot", "pairwise_heatmap", "scatter_plot", "write_figures"]
+__all__ = [
+    "DEFAULT_FIGURE_FORMATS",
+    "FIGURE_FORMATS",
+    "FONT_SIZE",
+    "ONE_COLUMN",
+    "ONE_COLUMN_MODELS",
+    "OKABE_ITO",
+    "PNG_DPI",
+    "TWO_COLUMN",
+    "forest_plot",
+    "pairwise_heatmap",
+    "scatter_plot",
+    "write_figures",
+]
 
-_BIN_COLOURS = ("#d95f02", "#7570b3", "#1b9e77", "#e7298a", "#66a61e", "#e6ab02", "#a6761d")
+#: The file formats figures can be written in.
+FIGURE_FORMATS = ("pdf", "png", "svg")
+#: The formats written unless ``figure_formats`` says otherwise.
+DEFAULT_FIGURE_FORMATS = ("pdf", "png")
+#: Width in inches of one column of a two-column paper (ACL: 3.3 in).
+ONE_COLUMN = 3.3
+#: Width in inches of a figure spanning both columns (ACL text width: 6.8 in).
+TWO_COLUMN = 6.8
+#: The smallest font size used, in points at the figure's size.
+FONT_SIZE = 8
+#: Resolution of the PNG files.
+PNG_DPI = 300
+#: Heat maps of at most this many models are one column wide.
+ONE_COLUMN_MODELS = 4
+#: Okabe & Ito's (2008) palette, distinguishable with every common colour-vision deficiency.
+OKABE_ITO = (
+    "#E69F00",  # orange
+    "#56B4E9",  # sky blue
+    "#009E73",  # bluish green
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#F0E442",  # yellow (last: faint on white)
+    "#000000",
+)
+_BETTER, _WORSE = "#0072B2", "#D55E00"  # forest plot: Δr above / below 0
+
+_STYLE: dict[str, Any] = {
+    "font.size": FONT_SIZE,
+    "axes.titlesize": FONT_SIZE + 1,
+    "axes.labelsize": FONT_SIZE,
+    "xtick.labelsize": FONT_SIZE,
+    "ytick.labelsize": FONT_SIZE,
+    "legend.fontsize": FONT_SIZE,
+    "legend.title_fontsize": FONT_SIZE,
+    "figure.titlesize": FONT_SIZE + 1,
+    "figure.labelsize": FONT_SIZE,
+    # text stays text: selectable in the PDF (TrueType), readable in the SVG
+    "pdf.fonttype": 42,
+    "svg.fonttype": "none",
+    # fixed ids in the SVG instead of random ones: identical figures, identical bytes
+    "svg.hashsalt": "sts-extras",
+}
+# what would otherwise vary between two runs drawing the same figure
+_METADATA = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}
 
 
-def _figure(width: float, height: float):
+@contextlib.contextmanager
+def _style() -> Iterator[None]:
+    """The figures' rc settings, for drawing and saving (the caller's settings are restored)."""
+    with requires_extra("figures"):
+        import matplotlib
+        from matplotlib.rcsetup import cycler
+
+    settings: Any = {**_STYLE, "axes.prop_cycle": cycler(color=OKABE_ITO)}
+    with matplotlib.rc_context(settings):
+        yield
+
+
+def _figure(width: float, height: float) -> Any:
     """A stand-alone Agg figure: no pyplot, so the caller's backend and open figures are
     untouched (e.g. in a notebook)."""
     with requires_extra("figures"):
@@ -30,110 +113,174 @@ def _figure(width: float, height: float):
     return figure
 
 
-def scatter_plot(result: LeaderboardResult, task: str, path: Path) -> Path:
-    """Model score against gold score, one panel per model, points coloured by gold-score bin."""
+def _save(figure: Any, path: Path, formats: Sequence[str] | None) -> Path:
+    """Save ``figure`` to ``path`` and beside it in each of ``formats`` (same name, their
+    suffix); return ``path``."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    wanted = [path.suffix.lstrip(".").lower() or "png", *(formats or ())]
+    for name in dict.fromkeys(wanted):
+        target = path if name == wanted[0] else path.with_name(f"{stem}.{name}")
+        figure.savefig(target, format=name, dpi=PNG_DPI, metadata=_METADATA.get(name, {}))
+    return path
+
+
+def _wrap(name: str, width: int = 28) -> str:
+    """A model name on short lines: the source in parentheses on its own, long parts broken."""
+    head, paren, tail = name.partition(" (")
+    parts = [head, paren.strip() + tail] if paren else [head]
+    return "\n".join(line for part in parts for line in textwrap.wrap(part, width) or [part])
+
+
+def scatter_plot(
+    result: LeaderboardResult, task: str, path: Path, *, formats: Sequence[str] | None = None
+) -> Path:
+    """Model score against gold score, one panel per model in table order, points coloured by
+    gold-score bin; two columns wide, panels sharing both axes, the bin legend below them.
+
+    Saved to ``path`` and, for each of ``formats``, beside it with that suffix; returns ``path``.
+    """
     unit = next(item for item in result.tasks if item.name == task)
     rows = result.stats_for(task)
-    columns = 2 if len(rows) == 4 else min(3, len(rows))
+    columns = min(4, len(rows))
     lines = math.ceil(len(rows) / columns)
-    figure = _figure(4.2 * columns, 3.6 * lines)
-    axes = figure.subplots(lines, columns, squeeze=False)
     edges = result.bin_edges(task)
     ids = assign_segments(unit.gold, edges) if edges else np.zeros(unit.gold.size, dtype=int)
-    for axis, row in zip(axes.flat, rows):
-        title = row.model + (" — baseline" if row.model == result.baseline else "")
-        axis.set_title(title if len(title) <= 48 else title[:45] + "...", fontsize=9)
-        axis.set_xlabel("gold score", fontsize=8)
-        axis.set_ylabel("model score", fontsize=8)
-        axis.tick_params(labelsize=7)
-        low, high = unit.score_range
-        axis.set_xlim(low - 0.04 * (high - low), high + 0.04 * (high - low))
-        if isinstance(row, ModelTaskFailure):
-            axis.text(0.5, 0.5, "failed", ha="center", va="center", transform=axis.transAxes)
-            continue
-        scores = np.asarray(row.scores)
-        for index in range(max(len(edges) - 1, 1)):
-            mask = ids == index
-            label = None
-            if edges:
-                r = row.bin_r[index]
-                closing = "]" if index == len(edges) - 2 else ")"
-                label = f"[{edges[index]:.3g}, {edges[index + 1]:.3g}{closing}: r = " + (
-                    "—" if r is None else f"{r:.2f}"
+    low, high = unit.score_range
+    with _style():
+        figure = _figure(TWO_COLUMN, 1.9 * lines + 0.9)
+        axes = figure.subplots(lines, columns, squeeze=False, sharex=True, sharey=True)
+        for axis, row in zip(axes.flat, rows):
+            name = _wrap(row.model, 26)
+            if row.model == result.baseline:
+                first, _, rest = name.partition("\n")
+                name = f"{first} [baseline]" + (f"\n{rest}" if rest else "")
+            axis.set_xlim(low - 0.04 * (high - low), high + 0.04 * (high - low))
+            if isinstance(row, ModelTaskFailure):
+                axis.set_title(f"{name}\nfailed", fontsize=FONT_SIZE)
+                continue
+            scaled = "—" if row.scaled_pearson is None else f"{row.scaled_pearson:.3f}"
+            axis.set_title(f"{name}\nr = {row.pearson:.3f}, scaled {scaled}", fontsize=FONT_SIZE)
+            scores = np.asarray(row.scores)
+            for index in range(max(len(edges) - 1, 1)):
+                mask = ids == index
+                label = None
+                if edges:
+                    closing = "]" if index == len(edges) - 2 else ")"
+                    label = f"[{edges[index]:.3g}, {edges[index + 1]:.3g}{closing}"
+                axis.scatter(
+                    unit.gold[mask],
+                    scores[mask],
+                    s=9,
+                    alpha=0.85,
+                    label=label,
+                    color=OKABE_ITO[index % len(OKABE_ITO)],
+                    edgecolors="none",
                 )
-            axis.scatter(
-                unit.gold[mask],
-                scores[mask],
-                s=14,
-                alpha=0.85,
-                label=label,
-                color=_BIN_COLOURS[index % len(_BIN_COLOURS)],
-                edgecolors="none",
-            )
-        for edge in edges[1:-1]:
-            axis.axvline(edge, color="0.75", linewidth=0.8, linestyle=":")
-        scaled = "—" if row.scaled_pearson is None else f"{row.scaled_pearson:.3f}"
-        axis.text(
-            0.03,
-            0.97,
-            f"r = {row.pearson:.3f}\nscaled r = {scaled}",
-            transform=axis.transAxes,
-            va="top",
-            fontsize=8,
-        )
+            for edge in edges[1:-1]:
+                axis.axvline(edge, color="0.75", linewidth=0.6, linestyle=":")
+        for index, axis in enumerate(axes.flat):
+            if index >= len(rows):
+                axis.set_visible(False)
+            if index % columns == 0:
+                axis.set_ylabel("model score")
+            if index + columns >= len(rows):  # the lowest panel of its column
+                axis.set_xlabel("gold score")
+                axis.xaxis.set_tick_params(labelbottom=True)
         if edges:
-            axis.legend(fontsize=6, loc="lower right", frameon=False)
-    for axis in list(axes.flat)[len(rows) :]:
-        axis.set_visible(False)
-    figure.suptitle(f"{task}: model score vs gold, coloured by gold-score bin", fontsize=11)
-    figure.savefig(path, dpi=110)
-    return path
+            handles, labels = next(
+                (axis.get_legend_handles_labels() for axis in axes.flat if axis.collections),
+                ([], []),
+            )
+            if handles:
+                figure.legend(
+                    handles,
+                    labels,
+                    loc="outside lower center",
+                    ncols=len(handles),
+                    frameon=False,
+                    title="gold-score bin (the r of each bin is in the table)",
+                    markerscale=1.5,
+                )
+        figure.suptitle(f"{task}: model score against gold score (models in table order)")
+        return _save(figure, path, formats)
 
 
-def forest_plot(result: LeaderboardResult, path: Path) -> Path | None:
-    """Δr = r(model) − r(baseline) with BCa intervals, grouped by task; None if no comparison."""
-    items = [(item, item.delta) for item in result.comparisons if item.delta is not None]
-    if not items:
+def forest_plot(
+    result: LeaderboardResult, path: Path, *, formats: Sequence[str] | None = None
+) -> Path | None:
+    """Δr = r(model) − r(baseline) with BCa intervals: one panel per task (stacked, sharing the
+    Δr axis), models in the order of the task's table, the baseline at 0; None if no task has a
+    comparison. Saved to ``path`` and, for each of ``formats``, beside it; returns ``path``."""
+    shown = [
+        task.name
+        for task in result.tasks
+        if any(
+            item.task == task.name and item.delta is not None and item.ci_low is not None
+            for item in result.comparisons
+        )
+    ]
+    if not shown:
         return None
     level = result.settings.get("confidence_level", 0.95)
-    figure = _figure(7.5, 0.42 * len(items) + 1.4)
-    axis = figure.subplots()
-    labels = []
-    for position, (item, delta) in enumerate(items):
-        y = len(items) - 1 - position
-        colour = "#1b9e77" if delta > 0 else "#d95f02"
-        axis.plot([item.ci_low, item.ci_high], [y, y], color=colour, linewidth=2)
-        axis.plot(
-            delta,
-            y,
-            marker="o",
-            color=colour,
-            markerfacecolor=colour if item.holm_significant else "white",
-            markersize=7,
-        )
-        labels.append(f"{item.task}: {item.model}")
-    axis.axvline(0.0, color="0.4", linestyle="--", linewidth=1)
-    axis.set_yticks(range(len(items) - 1, -1, -1))
-    axis.set_yticklabels(labels, fontsize=8)
-    axis.set_xlabel(
-        f"Δr vs {result.baseline} ({level:.0%} BCa interval; filled: "
-        f"{result.settings.get('multiple_comparisons', 'holm')}-adjusted p ≤ "
-        f"{result.settings.get('alpha', 0.05):g})",
-        fontsize=8,
-    )
-    axis.set_title("Difference in Pearson r from the baseline", fontsize=10)
-    figure.savefig(path, dpi=110)
-    return path
+    alpha = result.settings.get("alpha", 0.05)
+    adjust = result.settings.get("multiple_comparisons", "holm")
+    heights = [len(result.stats_for(task)) for task in shown]
+    with requires_extra("figures"):
+        from matplotlib.lines import Line2D
+    with _style():
+        figure = _figure(TWO_COLUMN, 0.22 * sum(heights) + 0.45 * len(shown) + 0.9)
+        axes = figure.subplots(
+            len(shown), 1, sharex=True, squeeze=False, height_ratios=[h + 1.5 for h in heights]
+        )[:, 0]
+        for axis, task in zip(axes, shown):
+            rows = result.stats_for(task)
+            for position, row in enumerate(rows):
+                y = len(rows) - 1 - position  # first row of the table on top
+                if row.model == result.baseline:
+                    axis.plot(0.0, y, marker="D", color="black", markersize=5)
+                    continue
+                item = result.comparison(task, row.model)
+                if item is None or item.delta is None or item.ci_low is None:
+                    continue
+                colour = _BETTER if item.delta > 0 else _WORSE
+                axis.plot([item.ci_low, item.ci_high], [y, y], color=colour, linewidth=1.5)
+                axis.plot(
+                    item.delta,
+                    y,
+                    marker="o",
+                    color=colour,
+                    markerfacecolor=colour if item.holm_significant else "white",
+                    markersize=5,
+                )
+            axis.axvline(0.0, color="0.5", linestyle="--", linewidth=0.8)
+            axis.set_yticks(range(len(rows) - 1, -1, -1))
+            axis.set_yticklabels([row.model for row in rows])
+            axis.set_ylim(-0.6, len(rows) - 0.4)
+            axis.set_title(task, loc="left")
+        axes[-1].set_xlabel(f"Δr = r(model) − r({result.baseline}), {level:.0%} BCa interval")
+        legend = [
+            Line2D([], [], marker="o", color="0.3", linestyle="", label=f"{adjust} p ≤ {alpha:g}"),
+            Line2D(
+                [], [], marker="o", color="0.3", markerfacecolor="white", linestyle="", label="n.s."
+            ),
+            Line2D([], [], marker="D", color="black", linestyle="", label="baseline"),
+        ]
+        figure.legend(handles=legend, loc="outside lower center", ncols=3, frameon=False)
+        figure.suptitle("Difference in Pearson r from the baseline (models in table order)")
+        return _save(figure, path, formats)
 
 
 def _short(name: str, size: int) -> str:
     return name if len(name) <= size else name[: size - 3] + "..."
 
 
-def pairwise_heatmap(result: LeaderboardResult, task: str, path: Path) -> Path | None:
+def pairwise_heatmap(
+    result: LeaderboardResult, task: str, path: Path, *, formats: Sequence[str] | None = None
+) -> Path | None:
     """Win probabilities P(row model has the higher r than column model) of one unit, models in
-    table order, ``*`` on the pairs whose adjusted p-value is at most ``alpha``; None with fewer
-    than 2 scored models."""
+    table order, ``*`` on the pairs whose adjusted p-value is at most ``alpha``; one column wide
+    up to :data:`ONE_COLUMN_MODELS` models; None with fewer than 2 scored models. Saved to
+    ``path`` and, for each of ``formats``, beside it; returns ``path``."""
     comparison = result.pairwise.get(task)
     if comparison is None:
         return None
@@ -142,59 +289,78 @@ def pairwise_heatmap(result: LeaderboardResult, task: str, path: Path) -> Path |
     m = len(models)
     shown = comparison.win_probability.copy()
     shown[np.diag_indices(m)] = np.nan
-    figure = _figure(1.1 * m + 4.0, 0.8 * m + 1.6)
-    axis = figure.subplots()
-    image = axis.imshow(shown, cmap="RdBu", vmin=0.0, vmax=1.0)
     significant = {
         frozenset((pair.model1, pair.model2))
         for pair in comparison.pairs
         if pair.pvalue_adjusted <= alpha
     }
-    for i in range(m):
-        for j in range(m):
-            if i == j:
-                continue
-            value = shown[i, j]
-            mark = " *" if frozenset((models[i], models[j])) in significant else ""
-            axis.text(
-                j,
-                i,
-                f"{value:.2f}{mark}",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="white" if abs(value - 0.5) > 0.3 else "black",
-            )
-    # Full names on the rows (a vector source in parentheses on its own line), numbers on top.
-    labels = [f"{k + 1}. " + _short(name, 60).replace(" (", "\n(") for k, name in enumerate(models)]
-    axis.set_xticks(range(m))
-    axis.set_xticklabels([str(k + 1) for k in range(m)], fontsize=8)
-    axis.set_yticks(range(m))
-    axis.set_yticklabels(labels, fontsize=7)
-    colour_bar = figure.colorbar(image, ax=axis, shrink=0.8)
-    colour_bar.set_label("P(row has the higher r than column)", fontsize=8)
-    colour_bar.ax.tick_params(labelsize=7)
     adjust = result.settings.get("multiple_comparisons", "holm")
     test = result.settings.get("dependent_test", "meng1992")
-    axis.set_title(
-        f"{task}: win probabilities ({comparison.n_resamples} paired resamples)\n"
-        f"*: {test} p ≤ {alpha:g}, {adjust}-adjusted over all pairs",
-        fontsize=9,
-    )
-    figure.savefig(path, dpi=110)
-    return path
+    wide = m > ONE_COLUMN_MODELS
+    with _style():
+        cell = 0.5 if m <= 8 else 4.0 / m
+        figure = _figure(TWO_COLUMN if wide else ONE_COLUMN, cell * m + 0.16 * (m + 3) + 0.8)
+        axis = figure.subplots()
+        # RdBu: a diverging map that stays readable with colour-vision deficiencies
+        image = axis.imshow(shown, cmap="RdBu", vmin=0.0, vmax=1.0)
+        for i in range(m):
+            for j in range(m):
+                if i == j:
+                    continue
+                value = shown[i, j]
+                mark = "*" if frozenset((models[i], models[j])) in significant else ""
+                axis.text(
+                    j,
+                    i,
+                    f"{value:.2f}{mark}",
+                    ha="center",
+                    va="center",
+                    color="white" if abs(value - 0.5) > 0.3 else "black",
+                )
+        # numbers (the table's order) on both axes, the names in a key below
+        numbers = [str(k + 1) for k in range(m)]
+        axis.set_xticks(range(m))
+        axis.set_xticklabels(numbers)
+        axis.xaxis.tick_top()
+        axis.set_yticks(range(m))
+        axis.set_yticklabels(numbers)
+        colour_bar = figure.colorbar(image, ax=axis, shrink=0.8, aspect=15, pad=0.03)
+        colour_bar.set_ticks([0.0, 0.5, 1.0])
+        key = [f"{k + 1}. {_short(name, 60)}" for k, name in enumerate(models)]
+        figure.supxlabel(
+            "\n".join(
+                [
+                    *key,
+                    "cell: P(row has the higher r than column)",
+                    f"over {comparison.n_resamples} paired resamples;",
+                    f"*: {adjust}-adjusted {test} p ≤ {alpha:g}",
+                ]
+            ),
+            multialignment="left",
+        )
+        axis.set_title(f"{task}: win probability", loc="left")
+        return _save(figure, path, formats)
 
 
-def write_figures(result: LeaderboardResult, output: Path) -> list[Path]:
-    """Write ``scatter_<task>.png`` and ``pairwise_<task>.png`` for every unit and
-    ``forest.png``; return the paths."""
-    paths = [
-        scatter_plot(result, task.name, output / f"scatter_{slug(task.name)}.png")
-        for task in result.tasks
-    ]
+def write_figures(
+    result: LeaderboardResult, output: Path, formats: Sequence[str] = DEFAULT_FIGURE_FORMATS
+) -> list[Path]:
+    """Write ``scatter_<task>``, ``pairwise_<task>`` for every unit and ``forest`` in each of
+    ``formats``; return the paths (every format of a figure together, in ``formats`` order)."""
+    first, *others = formats
+
+    def paths(stem: str) -> list[Path]:
+        return [output / f"{stem}.{name}" for name in formats]
+
+    written = []
     for task in result.tasks:
-        heatmap = pairwise_heatmap(result, task.name, output / f"pairwise_{slug(task.name)}.png")
-        if heatmap is not None:
-            paths.append(heatmap)
-    forest = forest_plot(result, output / "forest.png")
-    return paths + ([forest] if forest is not None else [])
+        stem = f"scatter_{slug(task.name)}"
+        scatter_plot(result, task.name, output / f"{stem}.{first}", formats=others)
+        written += paths(stem)
+    for task in result.tasks:
+        stem = f"pairwise_{slug(task.name)}"
+        if pairwise_heatmap(result, task.name, output / f"{stem}.{first}", formats=others):
+            written += paths(stem)
+    if forest_plot(result, output / f"forest.{first}", formats=others) is not None:
+        written += paths("forest")
+    return written

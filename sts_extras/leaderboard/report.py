@@ -21,7 +21,7 @@ import dataclasses
 import io
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,13 +40,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSV_COLUMNS",
+    "adjust_name",
+    "bin_ranges",
     "files_line",
+    "mean_rank_rows",
     "mean_rank_table",
     "pairwise_lines",
     "pairwise_records",
     "result_record",
     "score_key_line",
+    "table_header",
+    "table_rows",
     "task_table",
+    "test_letter",
+    "test_name",
     "to_json_dict",
     "to_markdown",
     "write_csv",
@@ -107,7 +114,8 @@ def _bins(row: ModelTaskStats) -> str:
     return " / ".join(f"{_r(r)} ({n})" for r, n in zip(row.bin_r, row.bin_sizes))
 
 
-def _bin_ranges(edges: tuple[float, ...]) -> str:
+def bin_ranges(edges: tuple[float, ...]) -> str:
+    """The gold-score bins as intervals, e.g. ``[0, 1.67) / [1.67, 3.33) / [3.33, 5]``."""
     parts = []
     for index in range(len(edges) - 1):
         closing = "]" if index == len(edges) - 2 else ")"
@@ -144,14 +152,21 @@ _ADJUST_NAMES = {
 }
 
 
-def _test_letter(settings: Any) -> str:
+def test_name(settings: Any) -> str:
+    """The authors and statistic of the dependent-correlation test of ``settings``."""
+    test = settings.get("dependent_test", "meng1992")
+    return _TEST_NAMES.get(test, test)
+
+
+def test_letter(settings: Any) -> str:
     """'t' for the tests with a t statistic, else 'z'."""
     from sts_extras.stats.dependent import T_METHODS
 
     return "t" if settings.get("dependent_test", "meng1992") in T_METHODS else "z"
 
 
-def _adjust_name(settings: Any) -> str:
+def adjust_name(settings: Any) -> str:
+    """The name of the p-value adjustment of ``settings`` (e.g. "Holm")."""
     method = settings.get("multiple_comparisons", "holm")
     return _ADJUST_NAMES.get(method, method)
 
@@ -162,12 +177,14 @@ def _rank_cell(row: ModelTaskStats) -> str:
     return f"{row.rank} [{row.rank_low}, {row.rank_high}]"
 
 
-def _comparison_cells(item: ComparisonStats | None, is_baseline: bool) -> list[str]:
+def _comparison_cells(
+    item: ComparisonStats | None, is_baseline: bool, escape: Callable[[str], str]
+) -> list[str]:
     if is_baseline:
         return ["baseline", "", ""]
     if item is None or item.delta is None or item.ci_low is None or item.ci_high is None:
         reason = item.error if item is not None and item.error else "no comparison"
-        return [f"— ({_cell(reason)})", "—", "—"]
+        return [f"— ({escape(reason)})", "—", "—"]
     mark = " †" if item.bca_significant else ""
     star = " *" if item.holm_significant else ""
     interval = f"{_signed(item.delta)} [{_signed(item.ci_low)}, {_signed(item.ci_high)}]{mark}"
@@ -207,24 +224,42 @@ def result_record(row: ModelTaskRow) -> dict[str, Any]:
     }
 
 
-def task_table(result: LeaderboardResult, task: str) -> str:
-    """The ranked Markdown table of one unit."""
-    header = (
-        "| # | Model | r | ρ | scaled r | r per bin (n) | ρ_w | τ_w | rank [95%] "
-        f"| Δr vs baseline [95% BCa] | {_test_letter(result.settings)} "
-        f"| p ({_adjust_name(result.settings)}) |"
-    )
+def table_header(result: LeaderboardResult) -> list[str]:
+    """The column names of a unit's ranked table (the test's statistic and the adjustment
+    named, the confidence level if not 95%)."""
     level = result.settings.get("confidence_level", 0.95)
-    if level != 0.95:
-        header = header.replace("[95%", f"[{level:.0%}")
-    lines = [header, "|--:|:--|--:|--:|--:|:--|--:|--:|:--|:--|--:|--:|"]
+    shown = "95%" if level == 0.95 else f"{level:.0%}"
+    return [
+        "#",
+        "Model",
+        "r",
+        "ρ",
+        "scaled r",
+        "r per bin (n)",
+        "ρ_w",
+        "τ_w",
+        f"rank [{shown}]",
+        f"Δr vs baseline [{shown} BCa]",
+        test_letter(result.settings),
+        f"p ({adjust_name(result.settings)})",
+    ]
+
+
+def table_rows(
+    result: LeaderboardResult, task: str, escape: Callable[[str], str] = _cell
+) -> list[list[str]]:
+    """The cells of a unit's ranked table, best first (failed models last), as in the Markdown:
+    3 decimals, † on a BCa interval excluding 0, * on an adjusted p at most ``alpha``. Model
+    names and error messages go through ``escape`` (default: Markdown's)."""
+    rows = []
     for row in result.stats_for(task):
         is_baseline = row.model == result.baseline
-        name = _cell(row.model)  # the Δr column says "baseline"
+        name = escape(row.model)  # the Δr column says "baseline"
         if isinstance(row, ModelTaskFailure):
-            cells = ["–", name, f"failed: {_cell(row.error)}", *[""] * 9]
-        else:
-            cells = [
+            rows.append(["–", name, f"failed: {escape(row.error)}", *[""] * 9])
+            continue
+        rows.append(
+            [
                 str(row.rank),
                 name,
                 _r(row.pearson),
@@ -234,9 +269,19 @@ def task_table(result: LeaderboardResult, task: str) -> str:
                 _r(row.rho_w),
                 _r(row.tau_w),
                 _rank_cell(row),
-                *_comparison_cells(result.comparison(task, row.model), is_baseline),
+                *_comparison_cells(result.comparison(task, row.model), is_baseline, escape),
             ]
-        lines.append("| " + " | ".join(cells) + " |")
+        )
+    return rows
+
+
+def task_table(result: LeaderboardResult, task: str) -> str:
+    """The ranked Markdown table of one unit."""
+    lines = [
+        "| " + " | ".join(table_header(result)) + " |",
+        "|--:|:--|--:|--:|--:|:--|--:|--:|:--|:--|--:|--:|",
+    ]
+    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(result, task)]
     return "\n".join(lines)
 
 
@@ -264,7 +309,7 @@ def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
         return lines
     groups = result.not_separable(task)
     lines.append(
-        f"Not separable at {1 - alpha:.0%} ({_adjust_name(settings)}-adjusted p > {alpha:g} "
+        f"Not separable at {1 - alpha:.0%} ({adjust_name(settings)}-adjusted p > {alpha:g} "
         "over all pairs): "
         + (", ".join(_group(group) for group in groups) if groups else "none, every pair differs")
         + "."
@@ -287,10 +332,26 @@ def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
     return lines
 
 
-def mean_rank_table(result: LeaderboardResult) -> str:
-    """Markdown table of the mean rank over the units (empty string if not computed)."""
+def mean_rank_rows(result: LeaderboardResult) -> list[list[str]]:
+    """The rows of the mean-rank table, best mean rank first: model name (raw), mean rank with
+    its interval, the rank on each unit; empty if the mean rank was not computed."""
     mean = result.mean_rank
     if mean is None:
+        return []
+    ranks = {(row.task, row.model): row.rank for row in result.stats}
+    return [
+        [
+            mean.models[k],
+            f"{mean.mean_rank[k]:.2f} [{mean.ci_low[k]:.2f}, {mean.ci_high[k]:.2f}]",
+            *(str(ranks[(task.name, mean.models[k])]) for task in result.tasks),
+        ]
+        for k in sorted(range(len(mean.models)), key=lambda k: (mean.mean_rank[k], k))
+    ]
+
+
+def mean_rank_table(result: LeaderboardResult) -> str:
+    """Markdown table of the mean rank over the units (empty string if not computed)."""
+    if result.mean_rank is None:
         return ""
     level = result.settings.get("confidence_level", 0.95)
     lines = [
@@ -299,15 +360,8 @@ def mean_rank_table(result: LeaderboardResult) -> str:
         + " |",
         "|:--|:--|" + "--:|" * len(result.tasks),
     ]
-    ranks = {(row.task, row.model): row.rank for row in result.stats}
-    for k in sorted(range(len(mean.models)), key=lambda k: (mean.mean_rank[k], k)):
-        name = mean.models[k]
-        cells = [
-            _cell(name),
-            f"{mean.mean_rank[k]:.2f} [{mean.ci_low[k]:.2f}, {mean.ci_high[k]:.2f}]",
-            *(str(ranks[(task.name, name)]) for task in result.tasks),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+    for name, *cells in mean_rank_rows(result):
+        lines.append("| " + " | ".join([_cell(name), *cells]) + " |")
     return "\n".join(lines)
 
 
@@ -337,7 +391,8 @@ def files_line(run_id: str) -> str:
     return (
         f"- **Files**: run `{run_id}` (the BLAKE2b digest of `leaderboard.json`). "
         f"`{MANIFEST_FILE}` lists every file of this run (these reports, the figures, "
-        "`mteb_results/` and `predictions/`) with its size and BLAKE2b digest. A run writes its "
+        "`mteb_results/`, `predictions/` and the cell records `cells/`) with its size and BLAKE2b "
+        "digest. A run writes its "
         "files to a staging folder and swaps them in at the end, so an interrupted run leaves "
         "the previous set."
     )
@@ -349,7 +404,7 @@ def to_markdown(
     """The whole report: a section per unit (ranked table), the mean rank and a legend.
 
     ``score_keys`` (unit label -> model -> prediction key, as
-    :func:`~sts_extras.leaderboard.evaluation.evaluate_models` returns them) adds a legend line
+    :func:`~sts_extras.leaderboard.cells.task_scores` returns them) adds a legend line
     when some model was scored by the cosine of its embeddings instead of its own similarity;
     ``run_id`` adds one naming the run and its manifest (:func:`files_line`).
     """
@@ -366,7 +421,7 @@ def to_markdown(
         out.append(task_table(result, task.name))
         edges = result.bin_edges(task.name)
         if edges:
-            out += ["", f"Bins (gold score): {_bin_ranges(edges)}."]
+            out += ["", f"Bins (gold score): {bin_ranges(edges)}."]
         for line in pairwise_lines(result, task.name):
             out += ["", line]
     table = mean_rank_table(result)
@@ -383,7 +438,7 @@ def to_markdown(
     level = settings.get("confidence_level", 0.95)
     alpha = settings.get("alpha", 0.05)
     test = settings.get("dependent_test", "meng1992")
-    adjust = _adjust_name(settings)
+    adjust = adjust_name(settings)
     fallback = score_key_line(result, score_keys)
     out += [
         "",
@@ -406,7 +461,7 @@ def to_markdown(
         "`pairwise_<task>.png`.",
         f"- **Δr**: r(model) − r(baseline), with a {level:.0%} BCa bootstrap interval; **†**: the "
         "interval excludes 0.",
-        f"- **{_test_letter(settings)}**: {_TEST_NAMES.get(test, test)} test of two dependent "
+        f"- **{test_letter(settings)}**: {test_name(settings)} test of two dependent "
         "correlations with the same gold scores (positive: the model correlates better than the "
         f"baseline); **p ({adjust})**: its two-sided p-value, {adjust}-adjusted across the "
         f"comparisons with the baseline on the task; **\\***: p ≤ {alpha:g}.",

@@ -39,7 +39,14 @@ STAGING_PREFIX = ".sts-extras-staging-"
 #: The record of a swap in progress, in the output directory while the set is being renamed in.
 COMMIT_JOURNAL = ".sts-extras-commit.json"
 #: The report files, renamed in last (in this order), after MTEB's files and the figures.
-_LAST = ("leaderboard.csv", "leaderboard.json", "leaderboard.md", MANIFEST_FILE)
+_LAST = (
+    "leaderboard.csv",
+    "leaderboard.tex",
+    "leaderboard.html",
+    "leaderboard.json",
+    "leaderboard.md",
+    MANIFEST_FILE,
+)
 
 
 @contextlib.contextmanager

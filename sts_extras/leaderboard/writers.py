@@ -14,14 +14,12 @@ from typing import Any
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import file_digest, write_manifest
 from sts_extras.leaderboard import report
+from sts_extras.leaderboard.figures import DEFAULT_FIGURE_FORMATS, FIGURE_FORMATS
+from sts_extras.leaderboard.html_report import write_html
+from sts_extras.leaderboard.latex import write_latex
 from sts_extras.leaderboard.scoring import LeaderboardResult
 
 __all__ = ["DEFAULT_FIGURE_FORMATS", "FIGURE_FORMATS", "check_figure_formats", "write_reports"]
-
-#: The file formats figures can be written in.
-FIGURE_FORMATS = ("pdf", "png", "svg")
-#: The formats written unless ``figure_formats`` says otherwise.
-DEFAULT_FIGURE_FORMATS = ("pdf", "png")
 
 
 def check_figure_formats(
@@ -65,8 +63,10 @@ def write_reports(
 ) -> str:
     """Write the reports of ``result`` into ``folder`` with their manifest; return the run id.
 
-    The run id is the BLAKE2b digest of ``leaderboard.json`` (identical runs, identical id).
-    ``reuse_figures_from`` is a folder whose figures are kept when they show the same thing.
+    ``leaderboard.json``, ``.csv``, ``.md`` and ``.tex``, the figures in each of
+    ``figure_formats`` (unless ``figures`` is False), then ``leaderboard.html``, which embeds
+    them. The run id is the BLAKE2b digest of ``leaderboard.json`` (identical runs, identical
+    id). ``reuse_figures_from`` is a folder whose figures are kept when they show the same thing.
     """
     report.write_json(
         result,
@@ -78,9 +78,20 @@ def write_reports(
     run_id = file_digest(folder / "leaderboard.json")
     report.write_csv(result, folder / "leaderboard.csv")
     report.write_markdown(result, folder / "leaderboard.md", score_keys=score_keys, run_id=run_id)
+    write_latex(result, folder / "leaderboard.tex")
     if figures:
         from sts_extras.leaderboard.figure_cache import write_figures_if_changed
 
-        write_figures_if_changed(result, folder, reuse_from=reuse_figures_from)
+        write_figures_if_changed(
+            result, folder, reuse_from=reuse_figures_from, formats=tuple(figure_formats)
+        )
+    # after the figures: the page embeds them
+    write_html(
+        result,
+        folder / "leaderboard.html",
+        versions=versions,
+        model_info=model_info,
+        run_id=run_id,
+    )
     write_manifest(folder, {"run": run_id})
     return run_id

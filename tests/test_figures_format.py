@@ -1,0 +1,182 @@
+"""The leaderboard's figures as a paper needs them: every asked format, the documented size (read
+back from the PDF, SVG and PNG), no text below 8 pt, models in table order, identical bytes for
+identical results, and the figure cache keyed on the formats."""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sts_extras.leaderboard import TaskScores, score_leaderboard
+from sts_extras.leaderboard import figures as figures_module
+from sts_extras.leaderboard.figure_cache import STAMP_FILE, write_figures_if_changed
+from sts_extras.leaderboard.figures import FONT_SIZE, ONE_COLUMN, TWO_COLUMN, write_figures
+
+pytest.importorskip("matplotlib")
+
+MODELS = ("weak (vectors-a)", "good", "so-so & co_50%", "noisy (vectors-b)")
+FORMATS = ("pdf", "png", "svg")
+#: figure -> documented width in inches
+WIDTHS = {"scatter": TWO_COLUMN, "forest": TWO_COLUMN, "pairwise": ONE_COLUMN}
+
+
+def _result():
+    rng = np.random.default_rng(0)
+    tasks = []
+    for name, n, high in (("TaskA", 40, 5.0), ("TaskB", 48, 4.0)):
+        gold = rng.uniform(0, high, n)
+        noise = dict(zip(MODELS, (1.4, 0.5, 0.9, 1.1)))
+        if name == "TaskB":
+            noise["weak (vectors-a)"] = 0.7  # another order on the second task
+        predictions = {model: gold + rng.normal(0, s, n) for model, s in noise.items()}
+        tasks.append(
+            TaskScores(name=name, gold=gold, score_range=(0.0, high), predictions=predictions)
+        )
+    return score_leaderboard(tasks, list(MODELS), baseline=MODELS[0], n_resamples=1000, seed=0)
+
+
+@pytest.fixture(scope="module")
+def result():
+    return _result()
+
+
+@pytest.fixture(scope="module")
+def drawn(result, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("figures")
+    return folder, write_figures(result, folder, FORMATS)
+
+
+def _pdf_streams(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    out = []
+    for match in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S):
+        try:
+            out.append(zlib.decompress(match.group(1)))
+        except zlib.error:
+            out.append(match.group(1))
+    return out
+
+
+def _pdf_size(path: Path) -> tuple[float, float]:
+    box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", path.read_bytes())
+    assert box, path
+    return float(box.group(1)) / 72, float(box.group(2)) / 72
+
+
+def _pdf_font_sizes(path: Path) -> list[float]:
+    return [
+        float(size)
+        for stream in _pdf_streams(path)
+        for size in re.findall(rb"/F\d+ ([\d.]+) Tf", stream)
+    ]
+
+
+def _svg_texts(path: Path) -> list[tuple[float, float, str, float]]:
+    """(x, y, text, font size) of every text element, in document order."""
+    out = []
+    for attrs, text in re.findall(r"<text([^>]*)>(.*?)</text>", path.read_text(encoding="utf-8")):
+        size = re.search(r"font[^;\"]*?([\d.]+)px", attrs)
+        x = re.search(r'\bx="([-\d.]+)"', attrs)
+        y = re.search(r'\by="([-\d.]+)"', attrs)
+        out.append(
+            (
+                float(x.group(1)) if x else 0.0,
+                float(y.group(1)) if y else 0.0,
+                re.sub(r"<[^>]+>", "", text).replace("&amp;", "&"),
+                float(size.group(1)) if size else -1.0,
+            )
+        )
+    return out
+
+
+def _svg_size(path: Path) -> tuple[float, float]:
+    head = path.read_text(encoding="utf-8")[:2000]
+    width = re.search(r'<svg[^>]*\bwidth="([\d.]+)pt"', head)
+    height = re.search(r'<svg[^>]*\bheight="([\d.]+)pt"', head)
+    assert width and height
+    return float(width.group(1)) / 72, float(height.group(1)) / 72
+
+
+def test_every_figure_is_written_in_every_format(result, drawn):
+    folder, paths = drawn
+    stems = [f"{kind}_{task}" for kind in ("scatter", "pairwise") for task in ("TaskA", "TaskB")]
+    expected = {folder / f"{stem}.{ext}" for stem in [*stems, "forest"] for ext in FORMATS}
+    assert set(paths) == expected and len(paths) == len(expected)
+    assert all(path.stat().st_size > 0 for path in paths)
+    assert _pdf_streams(folder / "forest.pdf")  # a real PDF with content streams
+    assert (folder / "forest.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_sizes_resolution_and_fonts_as_documented(drawn):
+    from PIL import Image
+
+    folder, paths = drawn
+    for path in paths:
+        width = WIDTHS[path.stem.split("_")[0]]
+        if path.suffix == ".pdf":
+            assert _pdf_size(path)[0] == pytest.approx(width, abs=0.01), path
+            sizes = _pdf_font_sizes(path)
+            assert sizes and min(sizes) >= FONT_SIZE, (path, sorted(set(sizes)))
+        elif path.suffix == ".svg":
+            assert _svg_size(path)[0] == pytest.approx(width, abs=0.01), path
+            sizes = [size for *_, size in _svg_texts(path)]
+            assert sizes and min(sizes) >= FONT_SIZE, (path, sorted(set(sizes)))
+        else:
+            with Image.open(path) as image:
+                dpi = image.info["dpi"][0]
+                assert dpi >= 200, path
+                assert image.width == pytest.approx(width * dpi, abs=2), path
+
+
+def test_models_appear_in_table_order_in_every_figure(result, drawn):
+    folder, _ = drawn
+    for task in ("TaskA", "TaskB"):
+        table = [row.model for row in result.stats_for(task)]
+        # scatter: the panels' titles, left to right, top to bottom
+        titles = [
+            text.removesuffix(" [baseline]")
+            for *_, text, _ in _svg_texts(folder / f"scatter_{task}.svg")
+            if any(text.startswith(model.split(" (")[0]) for model in table)
+        ]
+        assert [model.split(" (")[0] for model in table] == titles
+        # heat map: the numbered key under the matrix
+        key = [
+            text.split(". ", 1)[1]
+            for *_, text, _ in _svg_texts(folder / f"pairwise_{task}.svg")
+            if re.match(r"\d+\. ", text)
+        ]
+        assert key == table
+    # forest: each task's panel lists its table top to bottom
+    labels = [(y, text) for _, y, text, _ in _svg_texts(folder / "forest.svg") if text in MODELS]
+    labels.sort()
+    tables = [[row.model for row in result.stats_for(task)] for task in ("TaskA", "TaskB")]
+    assert [text for _, text in labels] == tables[0] + tables[1]
+    assert tables[0] != tables[1]  # the test means something: the orders differ
+
+
+def test_identical_results_give_identical_bytes(result, drawn, tmp_path):
+    folder, paths = drawn
+    again = write_figures(_result(), tmp_path, FORMATS)
+    for first, second in zip(paths, again):
+        assert first.read_bytes() == second.read_bytes(), first.name
+
+
+def test_figure_cache_records_every_format(result, tmp_path, monkeypatch):
+    paths = write_figures_if_changed(result, tmp_path, formats=("svg", "pdf"))
+    record = json.loads((tmp_path / STAMP_FILE).read_text(encoding="utf-8"))
+    assert record["formats"] == ["svg", "pdf"]
+    assert sorted(name for name, *_ in record["files"]) == sorted(p.name for p in paths)
+    assert {p.suffix for p in paths} == {".svg", ".pdf"}
+
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("unchanged figures were redrawn")
+
+    monkeypatch.setattr(figures_module, "write_figures", no_drawing)
+    assert write_figures_if_changed(result, tmp_path, formats=("svg", "pdf")) == paths
+    with pytest.raises(AssertionError, match="redrawn"):  # another format: drawn again
+        write_figures_if_changed(result, tmp_path, formats=("png",))

@@ -1,0 +1,184 @@
+"""``leaderboard.html``: one self-contained page (no network), every table, the pairwise matrix, the
+settings and versions, relative links to MTEB's files; sorted by a header click in a real headless
+Chromium (Debian's, driven by playwright), whose screenshot is not blank."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sts_extras.leaderboard import TaskScores, score_leaderboard
+from sts_extras.leaderboard.figures import write_figures
+from sts_extras.leaderboard.html_report import to_html, write_html
+from sts_extras.leaderboard.writers import write_reports
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+MODELS = ("base <b>", "good", "fair (vec)")
+MODEL_INFO = {
+    "base <b>": {"kind": "word-vectors", "mteb_name": "org/base", "mteb_revision": "r1"},
+    "good": {"kind": "sentence-transformers", "mteb_name": "org/good", "mteb_revision": "r2"},
+    "fair (vec)": {"kind": "word-vectors"},
+}
+
+
+@pytest.fixture(scope="module")
+def result():
+    rng = np.random.default_rng(2)
+    tasks = []
+    for name in ("TaskA", "TaskB"):
+        gold = rng.uniform(0, 5, 40)
+        predictions = {
+            model: gold + rng.normal(0, s, 40) for model, s in zip(MODELS, (1.0, 0.4, 0.8))
+        }
+        tasks.append(
+            TaskScores(name=name, gold=gold, score_range=(0.0, 5.0), predictions=predictions)
+        )
+    return score_leaderboard(tasks, list(MODELS), baseline=MODELS[0], n_resamples=1000, seed=0)
+
+
+@pytest.fixture(scope="module")
+def report_set(result, tmp_path_factory):
+    """A report set as a run leaves it: MTEB files, the reports, figures as PNG and SVG."""
+    folder = tmp_path_factory.mktemp("set")
+    for name, revision in (("org__base", "r1"), ("org__good", "r2")):
+        results = folder / "mteb_results" / "results" / name / revision
+        results.mkdir(parents=True)
+        for task in ("TaskA", "TaskB", "model_meta"):
+            (results / f"{task}.json").write_text("{}", encoding="utf-8")
+    write_reports(
+        result,
+        folder,
+        model_info=MODEL_INFO,
+        score_keys={},
+        versions={"sts-extras": "9.9", "mteb": "2.26"},
+        figure_formats=("png", "svg"),
+    )
+    return folder
+
+
+def test_the_set_holds_the_page_and_the_tables(report_set):
+    assert (report_set / "leaderboard.html").is_file()
+    assert (report_set / "leaderboard.tex").is_file()
+    assert (report_set / "scatter_TaskA.svg").is_file() and (report_set / "forest.png").is_file()
+
+
+def test_page_is_self_contained_and_complete(result, report_set):
+    page = (report_set / "leaderboard.html").read_text(encoding="utf-8")
+    # nothing fetched: no external script, style, image or link target
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<link" not in page and "@import" not in page
+    assert not re.search(r"url\((?!#)", page)  # only references inside the page (SVG clips)
+    assert page.count("<script>") == 1 and "<script src" not in page
+    assert page.count("<svg") >= 5  # every figure inline (SVG written)
+    # every unit's table in table order, names escaped, intervals in the cells
+    for task in result.tasks:
+        assert f"{task.name} — 40 pairs" in page
+        for row in result.stats_for(task.name):
+            assert f"{row.rank} [{row.rank_low}, {row.rank_high}]" in page
+        order = [row.model for row in result.stats_for(task.name)]
+        section = page.split(f'id="{task.name}"')[1].split("<h2")[0]
+        names = re.findall(r'<td class="name" data-sort="([^"]*)" title="Model: ', section)
+        assert names == [n.replace("<", "&lt;").replace(">", "&gt;") for n in order]
+    assert "base &lt;b&gt;" in page and "base <b>" not in page
+    assert "Pairwise: win probability" in page and "Mean rank across tasks" in page
+    assert "Not separable at 95%" in page
+    # settings and versions
+    for key in ("n_resamples", "seed", "dependent_test", "multiple_comparisons", "sts-extras"):
+        assert f">{key}<" in page
+    # relative links to MTEB's result files of each model
+    assert 'href="mteb_results/results/org__good/r2/TaskA.json"' in page
+    assert 'href="mteb_results/results/org__base/r1/model_meta.json"' in page
+    assert 'href="leaderboard.tex"' in page
+
+
+def test_page_without_figures_embeds_png_or_nothing(result, tmp_path):
+    assert "<figure" not in to_html(result)  # no folder: no figures, still a page
+    write_figures(result, tmp_path, ("png",))
+    page = write_html(result, tmp_path / "leaderboard.html").read_text(encoding="utf-8")
+    assert page.count('src="data:image/png;base64,') == 5 and "<svg" not in page
+
+
+def _browser():
+    """playwright's Chromium driver on Debian's chromium, or a skip saying why not."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    return sync_api
+
+
+def test_page_sorts_on_a_header_click_offline_in_chromium(result, report_set, tmp_path):
+    sync_api = _browser()
+    from PIL import Image, ImageStat
+
+    requests = []
+    with sync_api.sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            offline=True,
+            viewport={"width": 1200, "height": 900},
+        )
+        try:
+            page = context.new_page()
+            page.on("request", lambda request: requests.append(request.url))
+            errors = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto((report_set / "leaderboard.html").as_uri())
+            table = page.locator("table.sortable").first
+
+            def models():
+                return table.locator("tbody tr td:nth-child(2)").all_inner_texts()
+
+            before = models()
+            expected = [row.model for row in result.stats_for("TaskA")]
+            assert before == expected  # best first
+            table.locator("thead th", has_text=re.compile(r"^r$")).click()
+            after = models()
+            assert after == expected[::-1] and after != before  # r ascending: worst first
+            header = table.locator("thead th", has_text=re.compile(r"^r$"))
+            assert header.get_attribute("aria-sort") == "ascending"
+            header.click()
+            assert models() == expected  # a second click: descending again
+            table.locator("thead th", has_text="Model").click()
+            assert models() == sorted(expected)
+            assert not errors
+            shot = tmp_path / "page.png"
+            page.screenshot(path=str(shot), full_page=False)
+        finally:
+            context.close()
+    assert all(url.startswith("file://") for url in requests), requests
+    with Image.open(shot) as image:
+        stats = ImageStat.Stat(image.convert("L"))
+        assert image.size == (1200, 900)
+        assert stats.var[0] > 100  # text, tables and figures: not a blank page
+        dark = sum(image.convert("L").histogram()[:128])
+        assert dark > 1000  # some dark (text) pixels
+
+
+def test_a_readme_screenshot_can_be_made(report_set, tmp_path):
+    """docs/screenshot_html.py, which made the README's screenshot, runs as documented."""
+    _browser()
+    import runpy
+
+    script = Path(__file__).resolve().parents[1] / "docs" / "screenshot_html.py"
+    screenshot = runpy.run_path(str(script))["screenshot"]
+    screenshot(report_set / "leaderboard.html", tmp_path / "shot.png", width=800, height=600)
+    assert (tmp_path / "shot.png").read_bytes().startswith(b"\x89PNG")
+    assert shutil.which("chromium") or Path(CHROMIUM).is_file()
