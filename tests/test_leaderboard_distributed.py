@@ -321,3 +321,31 @@ def test_plain_predictions_without_mteb_results_warn_that_the_revision_is_unchec
         collect_leaderboard(
             [plain], output=tmp_path / "o", figures=False, progress=False, n_resamples=200
         )
+
+
+def test_a_running_scheduler_given_by_address_gives_the_same_leaderboard(
+    runs, tiny_model_dir, vectors_file, tmp_path
+):
+    from dask.distributed import LocalCluster
+
+    root, _ = runs
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        code, _, err = _cli(
+            *_options(tiny_model_dir, vectors_file, tmp_path / "out", "--dask-scheduler", address)
+        )
+    assert code == 0, err
+    assert (tmp_path / "out" / "leaderboard.json").read_bytes() == (
+        root / "serial" / "leaderboard.json"
+    ).read_bytes()
+
+
+def test_a_scheduler_that_does_not_answer_is_a_named_error(monkeypatch):
+    from sts_extras.leaderboard import distributed
+
+    monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 1)
+    with (
+        pytest.raises(UserInputError, match="no scheduler answered within 1 s"),
+        distributed.connect(scheduler="tcp://127.0.0.1:9"),
+    ):
+        pass
