@@ -62,3 +62,48 @@ def tiny_model_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("models") / "tiny-static"
     model.save(str(path))
     return path
+
+
+def _save_tiny_bert(path, words):
+    """A BERT over ``words`` with a WordPiece tokenizer, saved to ``path`` offline (random
+    weights, seed 0); ``words`` starts with [PAD], [UNK], [CLS], [SEP], [MASK]."""
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    backend = Tokenizer(
+        models.WordPiece({word: i for i, word in enumerate(words)}, unk_token="[UNK]")
+    )
+    backend.normalizer = normalizers.BertNormalizer(lowercase=True)
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
+    )
+    tokenizer = BertTokenizerFast(
+        tokenizer_object=backend,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+    )
+    BertModel(config).save_pretrained(str(path))
+    tokenizer.save_pretrained(str(path))
+    return path
+
+
+@pytest.fixture(scope="session")
+def save_tiny_bert():
+    """``save_tiny_bert(path, words)``: write a tiny random BERT over ``words`` to ``path``."""
+    return _save_tiny_bert

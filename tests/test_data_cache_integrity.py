@@ -167,52 +167,17 @@ def test_the_mteb_task_reads_the_repaired_table(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ distilled static vectors
-def _tiny_bert(path):
-    """A 10-token BERT with a WordPiece tokenizer, saved offline (random weights)."""
-    import torch
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import BertConfig, BertModel, BertTokenizerFast
-
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat"]
-    backend = Tokenizer(
-        models.WordPiece({word: i for i, word in enumerate(words)}, unk_token="[UNK]")
-    )
-    backend.normalizer = normalizers.BertNormalizer(lowercase=True)
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    backend.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B [SEP]",
-        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
-    )
-    tokenizer = BertTokenizerFast(
-        tokenizer_object=backend,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-    )
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(words),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=32,
-    )
-    BertModel(config).save_pretrained(str(path))
-    tokenizer.save_pretrained(str(path))
-    return path
+#: The vocabulary of the tiny BERT distilled here.
+BERT_WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat"]
 
 
 @pytest.fixture(scope="module")
-def distilled(tmp_path_factory):
+def distilled(tmp_path_factory, save_tiny_bert):
     """The tiny BERT, its clean distillation and the cache folder that holds it."""
     pytest.importorskip("model2vec.distill")
     from sts_extras.vectors import WordVectors
 
-    bert = _tiny_bert(tmp_path_factory.mktemp("tiny-bert") / "tiny-bert")
+    bert = save_tiny_bert(tmp_path_factory.mktemp("tiny-bert") / "tiny-bert", BERT_WORDS)
     cache = tmp_path_factory.mktemp("vectors-cache")
     clean = WordVectors.from_sentence_transformer(bert, cache_dir=cache, pca_dims=None)
     (entry,) = cache.iterdir()

@@ -174,65 +174,30 @@ def test_tokenizer_and_stop_words_are_overridable(kv):
 
 
 # ---------------------------------------------------------------- model2vec and distillation
-def _tiny_bert(path):
-    """A 16-token BERT with a WordPiece tokenizer, saved offline (random weights)."""
-    import torch
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import BertConfig, BertModel, BertTokenizerFast
-
-    words = [
-        "[PAD]",
-        "[UNK]",
-        "[CLS]",
-        "[SEP]",
-        "[MASK]",
-        "the",
-        "cat",
-        "sat",
-        "on",
-        "mat",
-        "dog",
-        "ran",
-        "a",
-        "##s",
-        "fast",
-        "slow",
-    ]
-    backend = Tokenizer(
-        models.WordPiece({word: i for i, word in enumerate(words)}, unk_token="[UNK]")
-    )
-    backend.normalizer = normalizers.BertNormalizer(lowercase=True)
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    backend.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B [SEP]",
-        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
-    )
-    tokenizer = BertTokenizerFast(
-        tokenizer_object=backend,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-    )
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(words),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=32,
-    )
-    BertModel(config).save_pretrained(str(path))
-    tokenizer.save_pretrained(str(path))
-    return path
+#: The vocabulary of the tiny BERT: special tokens, then words and a suffix piece.
+BERT_WORDS = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "cat",
+    "sat",
+    "on",
+    "mat",
+    "dog",
+    "ran",
+    "a",
+    "##s",
+    "fast",
+    "slow",
+]
 
 
 @pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory):
-    return _tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+def tiny_bert(tmp_path_factory, save_tiny_bert):
+    return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert"), BERT_WORDS)
 
 
 def test_distillation_is_cached_on_disk(tiny_bert, tmp_path, monkeypatch):
