@@ -31,15 +31,11 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib.util
 import resource
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
+from baseline_module import module_at
 from scipy import stats
 
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
@@ -143,23 +139,8 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
 
 
 def load_baseline():
-    """The 0.1 ``bootstrap`` module, from git, imported from a temporary file."""
-    root = Path(__file__).resolve().parents[1]
-    source = subprocess.run(
-        ["git", "show", f"{BASELINE_COMMIT}:sts_extras/stats/bootstrap.py"],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "bootstrap_0_1.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("bootstrap_0_1", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    """The 0.1 ``bootstrap`` module, from git."""
+    return module_at(BASELINE_COMMIT, "sts_extras/stats/bootstrap.py", "bootstrap_0_1")
 
 
 def measured(function):

@@ -25,16 +25,12 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib.util
-import subprocess
-import sys
-import tempfile
 import time
 import warnings
-from pathlib import Path
 from unittest import mock
 
 import numpy as np
+from baseline_module import module_at
 
 from sts_extras.stats import resampling
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
@@ -53,23 +49,8 @@ def make_data(n: int, seed: int = 0):
 
 
 def load_baseline():
-    """The baseline ``resampling`` module, from git, imported from a temporary file."""
-    root = Path(__file__).resolve().parents[1]
-    source = subprocess.run(
-        ["git", "show", f"{BASELINE_COMMIT}:sts_extras/stats/resampling.py"],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "resampling_baseline.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("resampling_baseline", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    """The baseline ``resampling`` module, from git."""
+    return module_at(BASELINE_COMMIT, "sts_extras/stats/resampling.py", "resampling_baseline")
 
 
 def timed(function):
