@@ -168,11 +168,7 @@ def test_a_changed_prediction_file_is_refused(runs, tmp_path):
     root, _ = runs
     shard = shutil.copytree(root / "shard2", tmp_path / "shard2")
     file = next((shard / "predictions").rglob("*_predictions.json"))
-    data = json.loads(file.read_text(encoding="utf-8"))
-    scores = data["default"]["test"]
-    key = "similarity_scores" if scores.get("similarity_scores") else "cosine_scores"
-    scores[key][0] = 0.123
-    file.write_text(json.dumps(data), encoding="utf-8")
+    _change_first_score(file)
     code, _, err = _cli(
         "collect", str(root / "shard1"), str(shard), "--output", str(tmp_path / "o")
     )
@@ -183,16 +179,21 @@ def test_a_cell_found_twice_with_other_scores_is_refused(runs, tmp_path):
     root, _ = runs
     twin = shutil.copytree(root / "shard1", tmp_path / "twin")
     file = next((twin / "predictions").rglob("*_predictions.json"))
-    data = json.loads(file.read_text(encoding="utf-8"))
-    scores = data["default"]["test"]
-    key = "similarity_scores" if scores.get("similarity_scores") else "cosine_scores"
-    scores[key][0] = 0.123
-    file.write_text(json.dumps(data), encoding="utf-8")
+    _change_first_score(file)
     _rewrite_manifest_entry(twin, file.relative_to(twin).as_posix())
     with pytest.raises(UserInputError, match="with different results"):
         collect_leaderboard(
             [root / "shard1", twin, root / "shard2"], output=tmp_path / "o", figures=False
         )
+
+
+def _change_first_score(file):
+    """Change the first per-pair score a prediction file holds (the one the report reads)."""
+    data = json.loads(file.read_text(encoding="utf-8"))
+    scores = data["default"]["test"]
+    key = "similarity_scores" if scores.get("similarity_scores") else "cosine_scores"
+    scores[key][0] = 0.123
+    file.write_text(json.dumps(data), encoding="utf-8")
 
 
 def _rewrite_manifest_entry(folder, name):
