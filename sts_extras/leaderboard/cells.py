@@ -42,6 +42,7 @@ __all__ = [
     "UnreadableCellsError",
     "parse_shard",
     "read_cells",
+    "results_folder",
     "shard_cells",
     "task_record",
     "task_scores",
@@ -212,6 +213,12 @@ def write_cell(folder: Path, outcome: CellOutcome, task_key: str) -> list[dict[s
     return outcome.run_settings
 
 
+def results_folder(root: Path, names: Iterable[str]) -> Path | None:
+    """The folder of MTEB's task result among a cell's files (``names``, relative to ``root``);
+    its run-settings file is there too. None for a cell without one."""
+    return next(((root / name).parent for name in names if name.startswith("mteb_results/")), None)
+
+
 def write_outcomes(
     folder: Path,
     outcomes: Iterable[CellOutcome],
@@ -229,16 +236,12 @@ def write_outcomes(
     written: dict[tuple[str, str], CellOutcome] = {}
     for outcome in outcomes:
         entries = write_cell(folder, outcome, task_keys[outcome.task])
-        results = [name for name in outcome.files if name.startswith("mteb_results/")]
-        settings[outcome.model, outcome.task] = (
-            (folder / results[0]).parent if results else None,
-            entries,
-        )
+        settings[outcome.model, outcome.task] = (results_folder(folder, outcome.files), entries)
         written[outcome.model, outcome.task] = replace(outcome, files={})
     for cell in order:
-        results_folder, entries = settings[cell]
-        if results_folder is not None and entries:
-            merge_run_settings(results_folder, entries)
+        where, entries = settings[cell]
+        if where is not None and entries:
+            merge_run_settings(where, entries)
     return [written[cell] for cell in order]
 
 

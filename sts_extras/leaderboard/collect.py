@@ -37,6 +37,7 @@ from sts_extras.leaderboard.cells import (
     OutputCells,
     Plan,
     read_cells,
+    results_folder,
     task_record,
     write_outcomes,
     write_plan,
@@ -270,10 +271,8 @@ def _copied(record: CellRecord) -> CellOutcome:
     from sts_extras.integrations.mteb import run_settings_of
 
     files = {name: (record.root / name).read_bytes() for name in record.files}
-    results = [name for name in record.files if name.startswith("mteb_results/")]
-    run_settings = (
-        run_settings_of((record.root / results[0]).parent, record.task) if results else []
-    )
+    folder = results_folder(record.root, record.files)
+    run_settings = run_settings_of(folder, record.task) if folder is not None else []
     return CellOutcome(
         record.model,
         record.task,

@@ -34,7 +34,6 @@ import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -229,7 +228,6 @@ def evaluate_cell(
     info = model_description(entry)
     encode_kwargs: Any = dict(ENCODE_KWARGS)
     task_name = task.metadata.name
-    units = task_units(task)
     store = (
         EvaluationStore(cache_dir / "evaluations", store_model_key(entry.identity, ENCODE_KWARGS))
         if cache_dir is not None and entry.identity is not None
@@ -274,7 +272,7 @@ def evaluate_cell(
             evaluated = evaluated_tasks(result)
             if task_name not in evaluated:
                 return CellOutcome(entry.name, task_name, info, error="not evaluated")
-            reported = _pearsons(evaluated[task_name], task_name, units)
+            reported = _pearsons(evaluated[task_name], task)
             if store is not None:
                 _store(store, task_name, task_key, reported, folder, results_cache, info)
         return _outcome(entry.name, task_name, info, reported, scratch, folder, results_cache)
@@ -318,16 +316,13 @@ def _outcome(
     )
 
 
-def _pearsons(
-    task_result: Any, task_name: str, units: Sequence[Unit]
-) -> dict[tuple[str, str], float | None]:
-    """(subset, split) -> the ``pearson`` MTEB reported, for the units of one task."""
+def _pearsons(task_result: Any, task: Any) -> dict[tuple[str, str], float | None]:
+    """(subset, split) -> the ``pearson`` MTEB reported, for each evaluated split of ``task``."""
     from sts_extras.integrations.mteb import reported_pearson
 
     return {
-        (unit.subset, unit.split): reported_pearson(task_result, unit.subset, unit.split)
-        for unit in units
-        if unit.task_name == task_name
+        (subset, split): reported_pearson(task_result, subset, split)
+        for subset, split in _subsets_and_splits(task)
     }
 
 

@@ -56,6 +56,7 @@ def _digest(value: Any) -> str:
     return hashlib.blake2b(repr(value).encode(), digest_size=10).hexdigest()
 
 
+@cache  # importlib.metadata reads the installed files on every call; asked once per cell
 def _version(package: str) -> str | None:
     try:
         return metadata.version(package)
