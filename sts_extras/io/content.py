@@ -1,0 +1,111 @@
+"""Files and folders identified by their full content.
+
+A cache entry built from a model folder or a vectors file is keyed by a SHA-256 of every byte of
+it (:func:`content_digest`, :func:`folder_content_digest`), never by its path, size or a sample
+of it: the same content in two environments shares one entry, and a change of any byte makes a
+new one. SHA-256 because the standard library computes it with the CPU's SHA extensions
+(about 1 GB/s here, 0.09 s for all-MiniLM-L6-v2's 90 MB) and the Hub names LFS files by it.
+
+Hashing a large file on every run would still cost, so a digest is memoised on disk under
+``<cache>/content-digests/``, keyed by the file's (real path, device, inode, size, mtime_ns,
+ctime_ns): an unchanged file is read once per machine, and any write to it changes its ctime
+(which no user call can set back), so a changed file is always hashed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from pathlib import Path
+
+from sts_extras.io.locations import default_cache_dir
+
+__all__ = ["content_digest", "folder_content_digest"]
+
+_CHUNK = 1 << 20
+_HEX = re.compile(r"[0-9a-f]{64}")
+_MEMO: dict[tuple[object, ...], str] = {}
+_LOCK = threading.Lock()
+
+
+def _stat_key(path: Path) -> tuple[object, ...]:
+    info = os.stat(path)
+    return (
+        os.path.realpath(path),
+        info.st_dev,
+        info.st_ino,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+    )
+
+
+def _memo_file(memo_dir: Path, key: tuple[object, ...]) -> Path:
+    name = hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16)
+    return memo_dir / name.hexdigest()
+
+
+def _hash_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def content_digest(path: str | os.PathLike[str], *, memo_dir: Path | None = None) -> str:
+    """SHA-256 (hex) of every byte of the file ``path``, memoised by its stat (see above).
+
+    Parameters
+    ----------
+    path : path
+        A file (symlinks are followed).
+    memo_dir : pathlib.Path, optional
+        Where digests are memoised; ``<cache>/content-digests`` by default. A memo that cannot
+        be read or written is ignored (the file is hashed).
+    """
+    file = Path(path)
+    key = _stat_key(file)
+    with _LOCK:
+        known = _MEMO.get(key)
+    if known is not None:
+        return known
+    memo = _memo_file(memo_dir or default_cache_dir() / "content-digests", key)
+    try:
+        stored = memo.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        stored = ""
+    if _HEX.fullmatch(stored) is None:
+        stored = _hash_file(file)
+        if _stat_key(file) == key:  # not written to while it was read
+            _remember(memo, stored)
+    with _LOCK:
+        _MEMO[key] = stored
+    return stored
+
+
+def _remember(memo: Path, digest: str) -> None:
+    from sts_extras.integrity import atomic_write_text
+
+    try:
+        atomic_write_text(memo, digest)
+    except OSError:
+        pass  # a read-only cache only costs the hash next time
+
+
+def folder_content_digest(folder: str | os.PathLike[str], *, memo_dir: Path | None = None) -> str:
+    """SHA-256 (hex) over the relative name and :func:`content_digest` of every file below
+    ``folder`` (symlinks followed, as in a Hub snapshot); names starting with ``.`` (``.git``,
+    ``.cache``, sts-extras' manifests) are left out."""
+    root = Path(folder)
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue
+        name = relative.as_posix().encode("utf-8", "surrogatepass")
+        digest.update(len(name).to_bytes(4, "big") + name)
+        digest.update(bytes.fromhex(content_digest(path, memo_dir=memo_dir)))
+    return digest.hexdigest()
