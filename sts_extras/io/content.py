@@ -14,6 +14,7 @@ ctime_ns): an unchanged file is read once per machine, and any write to it chang
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -89,10 +90,8 @@ def content_digest(path: str | os.PathLike[str], *, memo_dir: Path | None = None
 def _remember(memo: Path, digest: str) -> None:
     from sts_extras.integrity import atomic_write_text
 
-    try:
+    with contextlib.suppress(OSError):  # a read-only cache only costs the hash next time
         atomic_write_text(memo, digest)
-    except OSError:
-        pass  # a read-only cache only costs the hash next time
 
 
 def folder_content_digest(folder: str | os.PathLike[str], *, memo_dir: Path | None = None) -> str:

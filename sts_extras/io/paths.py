@@ -45,7 +45,9 @@ def check_file_name(name: object, what: str) -> str:
     normal form NFC (so two spellings of one name cannot become two folders that look alike).
     """
     if not isinstance(name, str):
-        raise UnsafePathError(f"{what}: expected a file name (a string), got {type(name).__name__}.")
+        raise UnsafePathError(
+            f"{what}: expected a file name (a string), got {type(name).__name__}."
+        )
     if (
         not name
         or name in (".", "..")
@@ -115,9 +117,10 @@ def _inside(path: Path, root: Path) -> bool:
 
 def file_name(text: str, *, empty: str = "model") -> str:
     """``text`` as one safe path component: runs of other characters than ``A-Za-z0-9._+-``
-    become ``_``; leading dots and underscores are dropped (no hidden or ``..`` names)."""
-    name = re.sub(r"[^A-Za-z0-9._+-]+", "_", text).strip("_").lstrip(".")
-    return name[:200] or empty
+    become ``_``; leading dots and underscores are dropped (no hidden or ``..`` names), and a
+    Windows device name (``con``, ``lpt1``) gets a leading ``_``."""
+    name = re.sub(r"[^A-Za-z0-9._+-]+", "_", text).strip("_").lstrip(".")[:200] or empty
+    return f"_{name}" if _RESERVED.fullmatch(name) else name
 
 
 def check_distinct_file_names(names: Iterable[str], what: str, *, empty: str = "model") -> None:

@@ -11,6 +11,7 @@ attributes, never raw dictionaries. (pydantic because MTEB's own metadata is pyd
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, TypeVar
 
@@ -48,8 +49,11 @@ def _describe(error: ValidationError) -> str:
 def parse_record(schema: type[R], data: Any, what: str) -> R:
     """``data`` (parsed JSON) as a ``schema`` object; :class:`RecordError` naming ``what``."""
     try:
-        return schema.model_validate(data)
-    except ValidationError as error:
+        # through JSON, as the record was read: strict types, arrays become tuples
+        return schema.model_validate_json(json.dumps(data, allow_nan=False))
+    except (TypeError, ValueError) as error:
+        if not isinstance(error, ValidationError):
+            raise RecordError(f"{what} is not a valid record ({error}).") from None
         raise RecordError(f"{what} is not a valid record ({_describe(error)}).") from None
 
 

@@ -57,9 +57,7 @@ def read_json(path: str | os.PathLike[str], what: str, *, limit: int = MAX_TEXT_
     """The JSON value of ``path`` (strict: no ``NaN``/``Infinity``, no duplicate keys)."""
     text = read_text(path, what, limit=limit)
     try:
-        return json.loads(
-            text, parse_constant=_no_constant, object_pairs_hook=_no_duplicate_keys
-        )
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicate_keys)
     except (ValueError, RecursionError) as error:
         raise TextDecodeError(f"{what}: {str(path)!r} is not valid JSON ({error}).") from None
 
