@@ -23,12 +23,14 @@ __all__ = [
     "as_real_array",
     "as_sentence_list",
     "check_choice",
+    "check_count",
     "check_non_negative_weights",
     "check_not_constant",
     "check_open_unit_interval",
     "check_positive_int",
     "check_real_columns",
     "check_seed",
+    "check_work",
     "scale_exponent",
     "unit_scaled",
 ]
@@ -276,6 +278,45 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise UserInputError(f"`{name}` must be at least {minimum}, got {value}.")
     return int(value)
+
+
+def check_count(value: Any, name: str, ceiling: int, *, minimum: int = 1, why: str = "") -> int:
+    """Return ``value`` as int if ``minimum <= value <= ceiling``; checked before any work.
+
+    ``ceiling`` is one of the named ceilings of :mod:`sts_extras.limits`; the message names the
+    argument, the ceiling and ``why`` (what the ceiling bounds), so a user who asked for
+    10^12 resamples learns at once what the most is rather than waiting until the run is killed.
+
+    Raises
+    ------
+    UserInputTypeError
+        If ``value`` is not an integer (booleans included).
+    UserInputError
+        If it lies below ``minimum`` or above ``ceiling``.
+    """
+    count = check_positive_int(value, name, minimum=minimum)
+    if count > ceiling:
+        reason = f" ({why})" if why else ""
+        raise UserInputError(f"`{name}` must be at most {ceiling}{reason}, got {count}.")
+    return count
+
+
+def check_work(
+    counts: Mapping[str, int], ceiling: int, *, what: str, name: str | None = None
+) -> None:
+    """Refuse a product of counts (``n_resamples * n``) above ``ceiling``, before any work.
+
+    ``counts`` maps each argument's name to its (already checked) value; ``what`` says what
+    their product counts and bounds. ``name``, if given, is the argument the advice names.
+    """
+    total = math.prod(counts.values())
+    if total > ceiling:
+        listed = " x ".join(f"`{key}` {value}" for key, value in counts.items())
+        lower = f"lower `{name}`" if name else "lower one of them"
+        raise UserInputError(
+            f"{listed} = {total} {what}; at most {ceiling} are allowed (a run of minutes and "
+            f"GBs, see sts_extras.limits): {lower}."
+        )
 
 
 def check_seed(seed: Any, name: str = "seed") -> np.random.Generator:

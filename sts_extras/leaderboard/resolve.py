@@ -47,6 +47,7 @@ from sts_extras.integrations.hub import (
     resolve_sentence_transformer,
     snapshot_dir,
 )
+from sts_extras.limits import MAX_RESAMPLES
 
 __all__ = [
     "DISTILLED",
@@ -153,11 +154,20 @@ def _os_reason(error: OSError) -> str:
 
 
 def check_n_resamples(n_resamples: Any, argument: str = "`n_resamples`") -> int:
-    """``n_resamples`` as an int of at least :data:`MIN_RESAMPLES`; ``UserInputError`` otherwise.
+    """``n_resamples`` as an int in [:data:`MIN_RESAMPLES`, :data:`~sts_extras.limits
+    .MAX_RESAMPLES`]; ``UserInputError`` otherwise, before any model runs.
 
-    ``argument`` names it in the message (``"--n-resamples"`` on the command line).
+    ``argument`` names it in the message (``"--n-resamples"`` on the command line). The
+    ceiling bounds memory and time (see :mod:`sts_extras.limits`); the number of items, which
+    bounds them too, is checked by the bootstrap itself once the task is read.
     """
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_positive_int(n_resamples, argument.strip("`"))
+    if n_resamples > MAX_RESAMPLES:
+        raise UserInputError(
+            f"{argument} {n_resamples} is above the ceiling of {MAX_RESAMPLES} resamples (more "
+            "add no precision to the intervals and hold 8 bytes per resample and model; see "
+            "README, Reliability); use the default 10000."
+        )
     if n_resamples < MIN_RESAMPLES:
         raise UserInputError(
             f"{argument} {n_resamples} is below the minimum of {MIN_RESAMPLES}: with so few "

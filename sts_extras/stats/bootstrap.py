@@ -34,12 +34,15 @@ import numpy as np
 from sts_extras._validation import (
     as_paired_vectors,
     check_choice,
+    check_count,
     check_not_constant,
     check_open_unit_interval,
-    check_positive_int,
     check_seed,
+    check_work,
 )
 from sts_extras.errors import UserInputError
+from sts_extras.limits import MAX_RESAMPLED_ITEMS, MAX_RESAMPLES
+from sts_extras.progress import progress_bar
 from sts_extras.stats.resampling import (
     PearsonDelta,
     SpearmanDelta,
@@ -52,6 +55,7 @@ __all__ = [
     "BOOTSTRAP_STATISTICS",
     "BootstrapDifferenceResult",
     "bootstrap_correlation_difference",
+    "check_resample_count",
 ]
 
 BOOTSTRAP_STATISTICS = ("pearson", "spearman")
@@ -112,6 +116,17 @@ class BootstrapDifferenceResult:
 # --------------------------------------------------------------------------------------------
 # Public function
 # --------------------------------------------------------------------------------------------
+def check_resample_count(n_resamples: Any, n: int, name: str = "n_resamples") -> int:
+    """``n_resamples`` if it is an int in [1, :data:`~sts_extras.limits.MAX_RESAMPLES`] and
+    ``n_resamples * n`` stays within :data:`~sts_extras.limits.MAX_RESAMPLED_ITEMS`; checked
+    before any resample is drawn (a :class:`~sts_extras.errors.UserInputError` otherwise)."""
+    n_resamples = check_count(
+        n_resamples, name, MAX_RESAMPLES, why="more add no precision and hold 8 bytes each"
+    )
+    check_work({name: n_resamples, "n": n}, MAX_RESAMPLED_ITEMS, what="resampled items", name=name)
+    return n_resamples
+
+
 def _bootstrap_iv(
     predictions1, predictions2, references, statistic, n_resamples, confidence_level, method, seed
 ):
@@ -124,7 +139,7 @@ def _bootstrap_iv(
     if isinstance(method, str) and method.lower() == "bca":
         method = "BCa"
     method = check_choice(method, "method", BOOTSTRAP_METHODS)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_resample_count(n_resamples, ref.size)
     if n_resamples < MIN_RECOMMENDED_RESAMPLES:
         warnings.warn(
             f"n_resamples={n_resamples} is below {MIN_RECOMMENDED_RESAMPLES}: the interval's end "
@@ -147,6 +162,7 @@ def bootstrap_correlation_difference(
     confidence_level: float = 0.95,
     method: str = "BCa",
     seed: int | np.random.Generator | None = None,
+    progress: bool = False,
 ) -> BootstrapDifferenceResult:
     r"""Paired bootstrap interval of r(predictions1, references) - r(predictions2, references).
 
@@ -164,11 +180,15 @@ def bootstrap_correlation_difference(
         Correlation coefficient. For Spearman the ranks are recomputed inside every resample
         (an item drawn several times is a tie; ties get average ranks).
     n_resamples : int, default 10000
-        Number of bootstrap resamples (a ``UserWarning`` below 1000).
+        Number of bootstrap resamples (a ``UserWarning`` below 1000), at most
+        :data:`~sts_extras.limits.MAX_RESAMPLES`, with ``n_resamples * n`` at most
+        :data:`~sts_extras.limits.MAX_RESAMPLED_ITEMS` (checked before any work).
     confidence_level : float, default 0.95
     method : {"BCa", "percentile"}, default "BCa"
     seed : None, int or numpy.random.Generator
         Same seed, same data -> same interval.
+    progress : bool, default False
+        Show a progress bar over the resamples (stderr).
 
     Returns
     -------
@@ -180,8 +200,9 @@ def bootstrap_correlation_difference(
     ------
     ValueError
         On length mismatch, NaN/inf, fewer than 4 items, constant input, unknown ``statistic`` or
-        ``method``, ``n_resamples < 1``, ``confidence_level`` outside (0, 1); or when the BCa
-        bias correction is infinite (every bootstrap delta on one side of the observed one).
+        ``method``, ``n_resamples`` below 1 or above its ceiling, ``confidence_level`` outside
+        (0, 1); or when the BCa bias correction is infinite (every bootstrap delta on one side
+        of the observed one).
 
     Warns
     -----
@@ -237,12 +258,12 @@ def bootstrap_correlation_difference(
     # equal to the sample ties exactly with it (BCa counts ties half).
     r1, r2 = (float(v[0]) for v in engine.correlations(np.ones((1, n))))
     delta = r1 - r2
-    deltas = np.concatenate(
-        [
-            np.subtract(*engine.correlations(counts))
-            for counts in resample_counts(rng, n_resamples, n)
-        ]
-    )
+    with progress_bar(n_resamples, "Bootstrap", unit="resample", enabled=progress) as bar:
+        parts = []
+        for counts in resample_counts(rng, n_resamples, n):
+            parts.append(np.subtract(*engine.correlations(counts)))
+            bar.update(counts.shape[0])
+    deltas = np.concatenate(parts)
     dropped = int(np.isnan(deltas).sum())
     if dropped:
         deltas = deltas[~np.isnan(deltas)]

@@ -37,11 +37,17 @@ from sts_extras._validation import (
     check_choice,
     check_not_constant,
     check_open_unit_interval,
-    check_positive_int,
     check_seed,
+    check_work,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
-from sts_extras.stats.bootstrap import BOOTSTRAP_STATISTICS, MIN_RECOMMENDED_RESAMPLES
+from sts_extras.limits import MAX_BOOTSTRAP_VALUES
+from sts_extras.progress import progress_bar
+from sts_extras.stats.bootstrap import (
+    BOOTSTRAP_STATISTICS,
+    MIN_RECOMMENDED_RESAMPLES,
+    check_resample_count,
+)
 from sts_extras.stats.dependent import (
     ALTERNATIVES,
     DEPENDENT_METHODS,
@@ -275,6 +281,7 @@ def compare_models(
     n_resamples: int = 10000,
     confidence_level: float = 0.95,
     seed: int | np.random.Generator | None = 0,
+    progress: bool = False,
 ) -> ModelComparisonResult:
     r"""Compare every pair of models on one task, and rank the models with bootstrap intervals.
 
@@ -295,10 +302,15 @@ def compare_models(
         p-value adjustment over all pairs of the task, one of
         :data:`~sts_extras.stats.multiple.ADJUST_METHODS`.
     n_resamples : int, default 10000
+        At most :data:`~sts_extras.limits.MAX_RESAMPLES`; ``n_resamples * n`` at most
+        :data:`~sts_extras.limits.MAX_RESAMPLED_ITEMS` and ``n_resamples * models`` at most
+        :data:`~sts_extras.limits.MAX_BOOTSTRAP_VALUES` (checked before any work).
     confidence_level : float, default 0.95
         Level of the BCa intervals of Δr and of the rank intervals.
     seed : None, int or numpy.random.Generator, default 0
         The resamples are those of ``bootstrap_correlation_difference(..., seed=seed)``.
+    progress : bool, default False
+        Show a progress bar over the resamples (stderr).
 
     Returns
     -------
@@ -345,7 +357,13 @@ def compare_models(
     names, reference, matrix_x, statistic, method, alternative, adjust, level = _compare_models_iv(
         references, predictions, statistic, method, alternative, adjust, confidence_level
     )
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_resamples = check_resample_count(n_resamples, reference.size)
+    check_work(
+        {"n_resamples": n_resamples, "models": len(names)},
+        MAX_BOOTSTRAP_VALUES,
+        what="bootstrap values held at once",
+        name="n_resamples",
+    )
     if n_resamples < MIN_RECOMMENDED_RESAMPLES:
         warnings.warn(
             f"n_resamples={n_resamples} is below {MIN_RECOMMENDED_RESAMPLES}: the interval's end "
@@ -358,9 +376,12 @@ def compare_models(
 
     engine = CORRELATION_ENGINES[statistic](reference, matrix_x)
     observed = engine.correlations(np.ones((1, n)))[0]
-    boot = np.concatenate(
-        [engine.correlations(counts) for counts in resample_counts(rng, n_resamples, n)]
-    )
+    with progress_bar(n_resamples, "Bootstrap", unit="resample", enabled=progress) as bar:
+        parts = []
+        for counts in resample_counts(rng, n_resamples, n):
+            parts.append(engine.correlations(counts))
+            bar.update(counts.shape[0])
+    boot = np.concatenate(parts)
     jackknife = engine.jackknife().T  # (m x n)
     by_model = np.ascontiguousarray(boot.T)  # (m x B)
 

@@ -45,11 +45,14 @@ from scipy import special, stats
 
 from sts_extras._validation import (
     check_choice,
+    check_count,
     check_open_unit_interval,
-    check_positive_int,
     check_seed,
+    check_work,
 )
 from sts_extras.errors import UserInputError
+from sts_extras.limits import MAX_SIMULATED_ITEMS, MAX_SIMULATIONS
+from sts_extras.progress import progress_bar
 from sts_extras.stats.dependent import (
     ALTERNATIVES,
     DEPENDENT_METHODS,
@@ -63,6 +66,7 @@ from sts_extras.stats.dependent import (
 __all__ = [
     "PowerResult",
     "SimulatedPower",
+    "check_simulation_count",
     "dependent_test_power",
     "minimal_detectable_delta",
     "required_sample_size",
@@ -432,6 +436,50 @@ def minimal_detectable_delta(
     return high
 
 
+def check_simulation_count(n_simulations: Any, n: int, name: str = "n_simulations") -> int:
+    """``n_simulations`` if it is an int in [1, :data:`~sts_extras.limits.MAX_SIMULATIONS`] and
+    ``n_simulations * n`` is at most :data:`~sts_extras.limits.MAX_SIMULATED_ITEMS`; checked
+    before any sample is drawn (a :class:`~sts_extras.errors.UserInputError` otherwise)."""
+    n_simulations = check_count(
+        n_simulations, name, MAX_SIMULATIONS, why="the standard error is then below 1.6e-4"
+    )
+    check_work(
+        {name: n_simulations, "n": n}, MAX_SIMULATED_ITEMS, what="simulated items", name=name
+    )
+    return n_simulations
+
+
+def _simulate_chunk(
+    rng: np.random.Generator,
+    factor: np.ndarray,
+    size: int,
+    n: int,
+    method: str,
+    alternative: str,
+    critical: float,
+) -> tuple[int, int]:
+    """(rejected, undefined) among ``size`` simulated samples of n items."""
+    rejected = undefined = 0
+    samples = rng.standard_normal((size, n, 3)) @ factor.T
+    samples -= samples.mean(axis=1, keepdims=True)
+    scatter = np.einsum("sni,snj->sij", samples, samples)
+    scale = np.sqrt(np.einsum("sii->si", scatter))
+    corr = scatter / (scale[:, :, None] * scale[:, None, :])
+    for r_jk, r_jh, r_kh in zip(corr[:, 0, 1], corr[:, 0, 2], corr[:, 1, 2]):
+        try:
+            statistic = dependent_statistic(method, float(r_jk), float(r_jh), float(r_kh), n)
+        except ValueError:  # undefined variance (a UserInputError) or |r| = 1
+            undefined += 1
+            continue
+        if alternative == "greater":
+            rejected += statistic > critical
+        elif alternative == "less":
+            rejected += statistic < -critical
+        else:
+            rejected += abs(statistic) > critical
+    return int(rejected), undefined
+
+
 def simulate_power(
     r1: float,
     r2: float,
@@ -443,6 +491,7 @@ def simulate_power(
     alternative: str = "two-sided",
     n_simulations: int = 10000,
     seed: int | None = 0,
+    progress: bool = False,
 ) -> SimulatedPower:
     """Monte-Carlo power: draw samples of n trivariate-normal items and run the test on each.
 
@@ -455,7 +504,11 @@ def simulate_power(
     r1, r2, r12, n, method, alpha, alternative
         As in :func:`dependent_test_power`.
     n_simulations : int, default 10000
+        At most :data:`~sts_extras.limits.MAX_SIMULATIONS`, and ``n_simulations * n`` at most
+        :data:`~sts_extras.limits.MAX_SIMULATED_ITEMS` (checked before any work).
     seed : int or None, default 0
+    progress : bool, default False
+        Show a progress bar over the simulations (stderr).
 
     Returns
     -------
@@ -465,7 +518,7 @@ def simulate_power(
     method, alpha, alternative = _options(method, alpha, alternative)
     r1, r2, r12 = _correlations(r1, r2, r12)
     n = check_sample_size(n)
-    n_simulations = check_positive_int(n_simulations, "n_simulations")
+    n_simulations = check_simulation_count(n_simulations, n)
     rng = check_seed(seed)
     # Cholesky factor of a semi-definite matrix: eigen-decomposition handles det = 0 too.
     values, vectors = np.linalg.eigh(np.array([[1.0, r1, r2], [r1, 1.0, r12], [r2, r12, 1.0]]))
@@ -473,25 +526,15 @@ def simulate_power(
     critical = _critical_value(method, alpha, alternative, n)
     rejected = undefined = 0
     chunk = max(1, (1 << 20) // (3 * n))
-    for start in range(0, n_simulations, chunk):
-        size = min(chunk, n_simulations - start)
-        samples = rng.standard_normal((size, n, 3)) @ factor.T
-        samples -= samples.mean(axis=1, keepdims=True)
-        scatter = np.einsum("sni,snj->sij", samples, samples)
-        scale = np.sqrt(np.einsum("sii->si", scatter))
-        corr = scatter / (scale[:, :, None] * scale[:, None, :])
-        for r_jk, r_jh, r_kh in zip(corr[:, 0, 1], corr[:, 0, 2], corr[:, 1, 2]):
-            try:
-                statistic = dependent_statistic(method, float(r_jk), float(r_jh), float(r_kh), n)
-            except ValueError:  # undefined variance (a UserInputError) or |r| = 1
-                undefined += 1
-                continue
-            if alternative == "greater":
-                rejected += statistic > critical
-            elif alternative == "less":
-                rejected += statistic < -critical
-            else:
-                rejected += abs(statistic) > critical
+    with progress_bar(n_simulations, "Simulating", unit="sample", enabled=progress) as bar:
+        for start in range(0, n_simulations, chunk):
+            size = min(chunk, n_simulations - start)
+            chunk_rejected, chunk_undefined = _simulate_chunk(
+                rng, factor, size, n, method, alternative, critical
+            )
+            rejected += chunk_rejected
+            undefined += chunk_undefined
+            bar.update(size)
     rate = rejected / n_simulations
     return SimulatedPower(
         power=rate,
