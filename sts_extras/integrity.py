@@ -24,9 +24,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from sts_extras.errors import UserInputError
+from sts_extras.io.paths import confined_path
+from sts_extras.io.records import Record, read_record
+
 __all__ = [
     "MANIFEST_FILE",
     "CacheDiscardedWarning",
+    "Manifest",
     "atomic_directory",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -57,13 +62,44 @@ def file_digest(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+class Manifest(Record):
+    """A manifest as read from disk: the key an entry was built for, and each file's size and
+    digest (``{relative path: [size, BLAKE2b hex]}``)."""
+
+    key: Any
+    files: dict[str, tuple[int, str]]
+
+
+class _SymlinkInEntry(OSError):
+    """A cache entry or output folder holds a symbolic link (sts-extras never writes one)."""
+
+
 def folder_digests(folder: Path) -> dict[str, list[Any]]:
-    """``{relative path: [size, digest]}`` of every file below ``folder`` but the manifest."""
+    """``{relative path: [size, digest]}`` of every file below ``folder`` but the manifest.
+
+    Symbolic links are never followed: one inside ``folder`` raises an ``OSError`` naming it
+    (sts-extras writes none, so one there was planted, and following it would read elsewhere).
+    """
     found: dict[str, list[Any]] = {}
     for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            raise _SymlinkInEntry(0, "a symbolic link", str(path))
         if path.is_file() and path.name != MANIFEST_FILE:
             found[path.relative_to(folder).as_posix()] = [path.stat().st_size, file_digest(path)]
     return found
+
+
+def _read_manifest(folder: Path) -> Manifest | str:
+    """The manifest of ``folder``, or why it cannot be read."""
+    path = folder / MANIFEST_FILE
+    if path.is_symlink():
+        return f"{path} is a symbolic link"
+    try:
+        return read_record(Manifest, path, "manifest")
+    except FileNotFoundError:
+        return f"{path} is missing"
+    except UserInputError as error:
+        return f"{path} is unreadable ({error})"
 
 
 def _fsync(path: Path) -> None:
@@ -140,21 +176,19 @@ def verify_manifest(folder: Path, key: Mapping[str, Any] | str | None = None) ->
     Checks that the manifest exists and parses, that its key equals ``key`` (when given), and
     that the folder holds exactly the files it lists with the listed sizes and digests.
     """
-    path = folder / MANIFEST_FILE
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        listed = manifest["files"]
-        recorded_key = manifest["key"]
-    except FileNotFoundError:
-        return f"{path} is missing"
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        return f"{path} is unreadable ({type(error).__name__})"
+    manifest = _read_manifest(folder)
+    if isinstance(manifest, str):
+        return manifest
+    recorded_key = json.loads(json.dumps(manifest.key))
     if key is not None and json.loads(json.dumps(key, sort_keys=True, default=str)) != recorded_key:
         return f"{folder} was built for other settings"
     try:
         present = folder_digests(folder)
+    except _SymlinkInEntry as error:
+        return f"{error.filename} is a symbolic link"
     except OSError as error:
         return f"{folder} is unreadable ({error.strerror or type(error).__name__})"
+    listed = {name: list(entry) for name, entry in manifest.files.items()}
     for name in sorted(set(listed) | set(present)):
         if name not in present:
             return f"{folder / name} is missing"
@@ -170,26 +204,28 @@ def verify_listed(folder: Path, names: Iterable[str]) -> str | None:
 
     Unlike :func:`verify_manifest`, other files of ``folder`` are allowed (an output directory
     may hold the user's own files): each named file must be listed in the manifest with the
-    size and digest it has now.
+    size and digest it has now. A name that leads out of ``folder`` (``..``, an absolute path, a
+    symbolic link) is refused, as is a named file that is itself a symbolic link.
     """
-    path = folder / MANIFEST_FILE
-    try:
-        listed = json.loads(path.read_text(encoding="utf-8"))["files"]
-    except FileNotFoundError:
-        return f"{path} is missing"
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        return f"{path} is unreadable ({type(error).__name__})"
+    manifest = _read_manifest(folder)
+    if isinstance(manifest, str):
+        return manifest
     for name in names:
-        file = folder / name
-        if name not in listed:
-            return f"{file} is not in the manifest"
         try:
-            present = [file.stat().st_size, file_digest(file)]
+            file = confined_path(folder, name, "a listed file")
+        except UserInputError as error:
+            return str(error).rstrip(".")
+        if name not in manifest.files:
+            return f"{file} is not in the manifest"
+        if file.is_symlink():
+            return f"{file} is a symbolic link"
+        try:
+            present = (file.stat().st_size, file_digest(file))
         except FileNotFoundError:
             return f"{file} is missing"
         except OSError as error:
             return f"{file} is unreadable ({error.strerror or type(error).__name__})"
-        if present != listed[name]:
+        if present != manifest.files[name]:
             return f"{file} was changed after it was written"
     return None
 

@@ -362,3 +362,58 @@ def test_a_folder_digest_follows_content_not_location(tmp_path: Path) -> None:
     assert folder_content_digest(tmp_path / "a", memo_dir=memo) != folder_content_digest(
         tmp_path / "b", memo_dir=memo
     )
+
+
+# --------------------------------------------------------------------------------------------
+# manifests (caches and output folders)
+# --------------------------------------------------------------------------------------------
+def _entry(tmp_path: Path) -> Path:
+    from sts_extras.integrity import write_manifest
+
+    entry = tmp_path / "entry"
+    entry.mkdir()
+    (entry / "vectors.npy").write_bytes(b"rows")
+    write_manifest(entry, {"model": "m"})
+    return entry
+
+
+def test_a_symlink_planted_in_a_cache_entry_fails_its_check(tmp_path: Path) -> None:
+    from sts_extras.integrity import verify_manifest
+
+    entry = _entry(tmp_path)
+    assert verify_manifest(entry, {"model": "m"}) is None
+    (tmp_path / "secret").write_text("elsewhere", encoding="utf-8")
+    (entry / "extra").symlink_to(tmp_path / "secret")
+    assert "symbolic link" in str(verify_manifest(entry, {"model": "m"}))
+
+
+def test_listed_names_are_confined_and_links_are_refused(tmp_path: Path) -> None:
+    from sts_extras.integrity import verify_listed
+
+    entry = _entry(tmp_path)
+    assert verify_listed(entry, ["vectors.npy"]) is None
+    assert "not a plain file name" in str(verify_listed(entry, ["../entry/vectors.npy"]))
+    assert "not a relative path" in str(verify_listed(entry, [str(entry / "vectors.npy")]))
+    (entry / "vectors.npy").rename(tmp_path / "moved.npy")
+    (entry / "vectors.npy").symlink_to(tmp_path / "moved.npy")  # same bytes, read from elsewhere
+    assert "leads out of" in str(verify_listed(entry, ["vectors.npy"]))
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        '{"key": 1, "files": {"vectors.npy": [true, "x"]}}',
+        '{"key": 1, "files": {"vectors.npy": ["4", "x"]}}',
+        '{"key": 1, "files": {}, "extra": 2}',
+        '{"files": {}}',
+        "[]",
+        '{"key": NaN, "files": {}}',
+    ],
+)
+def test_a_malformed_manifest_is_unreadable_never_trusted(tmp_path: Path, manifest: str) -> None:
+    from sts_extras.integrity import MANIFEST_FILE, verify_listed, verify_manifest
+
+    entry = _entry(tmp_path)
+    (entry / MANIFEST_FILE).write_text(manifest, encoding="utf-8")
+    assert "unreadable" in str(verify_manifest(entry))
+    assert "unreadable" in str(verify_listed(entry, ["vectors.npy"]))
