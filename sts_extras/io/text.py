@@ -53,11 +53,23 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def read_json(path: str | os.PathLike[str], what: str, *, limit: int = MAX_TEXT_BYTES) -> Any:
-    """The JSON value of ``path`` (strict: no ``NaN``/``Infinity``, no duplicate keys)."""
+def read_json(
+    path: str | os.PathLike[str],
+    what: str,
+    *,
+    limit: int = MAX_TEXT_BYTES,
+    non_finite_as_null: bool = False,
+) -> Any:
+    """The JSON value of ``path`` (strict: no ``NaN``/``Infinity``, no duplicate keys).
+
+    ``non_finite_as_null`` reads ``NaN``/``Infinity`` as ``null`` instead of refusing them: for
+    files of other tools that write them (MTEB's), read through a schema that then refuses a
+    ``null`` wherever a number is required.
+    """
     text = read_text(path, what, limit=limit)
+    constant = (lambda name: None) if non_finite_as_null else _no_constant
     try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicate_keys)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=_no_duplicate_keys)
     except (ValueError, RecursionError) as error:
         raise TextDecodeError(f"{what}: {str(path)!r} is not valid JSON ({error}).") from None
 
