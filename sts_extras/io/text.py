@@ -9,7 +9,7 @@ from typing import Any
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 
-__all__ = ["MAX_TEXT_BYTES", "TextDecodeError", "read_json", "read_text"]
+__all__ = ["MAX_TEXT_BYTES", "TextDecodeError", "parse_json", "read_json", "read_text"]
 
 #: Largest text file (a record, a table, a vote export) read whole: 2 GiB. Larger ones are
 #: refused before reading rather than exhausting memory.
@@ -72,6 +72,15 @@ def read_json(
         return json.loads(text, parse_constant=constant, object_pairs_hook=_no_duplicate_keys)
     except (ValueError, RecursionError) as error:
         raise TextDecodeError(f"{what}: {str(path)!r} is not valid JSON ({error}).") from None
+
+
+def parse_json(text: str, what: str) -> Any:
+    """The JSON value in ``text``, as strictly as :func:`read_json` (no ``NaN``/``Infinity``, no
+    duplicate keys); :class:`TextDecodeError` naming ``what`` (a line of a JSON Lines file)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicate_keys)
+    except (ValueError, RecursionError) as error:
+        raise TextDecodeError(f"{what} is not valid JSON ({error}).") from None
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
