@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sts_extras.integrity import file_digest
 from sts_extras.leaderboard import TaskScores, score_leaderboard
 from sts_extras.leaderboard import figures as figures_module
 from sts_extras.leaderboard.figure_cache import STAMP_FILE, write_figures_if_changed
@@ -180,3 +181,47 @@ def test_figure_cache_records_every_format(result, tmp_path, monkeypatch):
     assert write_figures_if_changed(result, tmp_path, formats=("svg", "pdf")) == paths
     with pytest.raises(AssertionError, match="redrawn"):  # another format: drawn again
         write_figures_if_changed(result, tmp_path, formats=("png",))
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../leaderboard.json", "leaderboard.json", "/etc/passwd", "forest.svg/../../x.svg", 3, True],
+)
+def test_a_tampered_figure_record_makes_the_figures_be_drawn_never_copied(
+    result, tmp_path, monkeypatch, name
+):
+    """``.figures.json`` lies in a folder others may edit: a listed name that is not one figure
+    file of this folder (traversal, a report file, a link) is never copied or trusted."""
+    source, output = tmp_path / "old", tmp_path / "new"
+    source.mkdir()
+    output.mkdir()
+    write_figures_if_changed(result, source, formats=("svg",))
+    for where in (source, tmp_path):  # a file that is not a figure, recorded as one
+        (where / "leaderboard.json").write_text("not a figure", encoding="utf-8")
+    record = json.loads((source / STAMP_FILE).read_text(encoding="utf-8"))
+    fake = source / "leaderboard.json"
+    record["files"][0] = [name, fake.stat().st_size, file_digest(fake)]
+    (source / STAMP_FILE).write_text(json.dumps(record), encoding="utf-8")
+    drawn: list[str] = []
+    real = figures_module.write_figures
+    monkeypatch.setattr(
+        figures_module, "write_figures", lambda *a, **k: drawn.append("x") or real(*a, **k)
+    )
+    write_figures_if_changed(result, output, reuse_from=source, formats=("svg",))
+    assert drawn == ["x"]
+    assert not (output / "leaderboard.json").exists()
+
+
+def test_a_figure_that_is_a_link_is_not_kept(result, tmp_path, monkeypatch):
+    (tmp_path / "out").mkdir()
+    paths = write_figures_if_changed(result, tmp_path / "out", formats=("svg",))
+    elsewhere = tmp_path / "elsewhere.svg"
+    paths[0].rename(elsewhere)
+    paths[0].symlink_to(elsewhere)  # the same bytes, through a link
+    drawn: list[str] = []
+    real = figures_module.write_figures
+    monkeypatch.setattr(
+        figures_module, "write_figures", lambda *a, **k: drawn.append("x") or real(*a, **k)
+    )
+    write_figures_if_changed(result, tmp_path / "out", formats=("svg",))
+    assert drawn == ["x"]

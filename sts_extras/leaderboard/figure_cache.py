@@ -20,7 +20,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from sts_extras.errors import UserInputError
 from sts_extras.integrity import atomic_write_text, file_digest
+from sts_extras.io.paths import check_file_name
+from sts_extras.io.records import Record, read_record
 from sts_extras.leaderboard.evaluation_store import code_stamp
 from sts_extras.leaderboard.figures import DEFAULT_FIGURE_FORMATS
 from sts_extras.leaderboard.scoring import LeaderboardResult
@@ -45,29 +48,48 @@ def figures_key(
     return digest.hexdigest()
 
 
+class FiguresStamp(Record):
+    """``.figures.json`` as read back: the key, the formats, and each figure file's name, size
+    and digest. It lies in an output folder anyone may have edited, so it is checked as a
+    record from outside."""
+
+    key: str
+    formats: tuple[str, ...]
+    files: tuple[tuple[str, int, str], ...]
+
+
 def _file_stamp(path: Path) -> list[Any]:
     return [path.name, path.stat().st_size, file_digest(path)]
+
+
+def _figure_path(folder: Path, name: str, formats: Sequence[str]) -> Path:
+    """``folder / name`` for a figure file: one plain name with a figure suffix, not a link."""
+    check_file_name(name, STAMP_FILE)
+    path = folder / name
+    if path.suffix.lstrip(".") not in formats or path.is_symlink():
+        raise UserInputError(f"{STAMP_FILE}: {name!r} is not a figure file")
+    return path
 
 
 def _kept(key: str, source: Path, output: Path) -> list[Path] | None:
     """The figures recorded in ``source`` under ``key``, in ``output`` with the recorded bytes;
     None when there is no such record or a file differs from it."""
     try:
-        record = json.loads((source / STAMP_FILE).read_text(encoding="utf-8"))
-        if record["key"] != key:
+        record = read_record(FiguresStamp, source / STAMP_FILE, "the figures' record")
+        if record.key != key:
             return None
         paths = []
-        for name, size, digest in record["files"]:
-            path = output / Path(name).name
+        for name, size, digest in record.files:
+            path = _figure_path(output, name, record.formats)
             if source != output:
-                shutil.copyfile(source / path.name, path)
+                shutil.copyfile(_figure_path(source, name, record.formats), path)
             if _file_stamp(path) != [name, size, digest]:
                 return None
             paths.append(path)
-    except (OSError, ValueError, KeyError, TypeError):  # none yet, or changed: draw
+    except (OSError, UserInputError):  # none yet, changed, or not ours: draw
         return None
     if source != output:
-        atomic_write_text(output / STAMP_FILE, json.dumps(record))
+        atomic_write_text(output / STAMP_FILE, record.model_dump_json())
     return paths
 
 
