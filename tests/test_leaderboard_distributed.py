@@ -96,7 +96,7 @@ def test_a_shard_writes_only_its_cells_and_no_report(runs):
         shard = root / f"shard{index}"
         assert not (shard / "leaderboard.json").exists()
         plan = json.loads((shard / "cells" / "plan.json").read_text(encoding="utf-8"))
-        assert plan["shard"] == f"{index}/2"
+        assert plan["shards"] == [f"{index}/2"]
         records = sorted(p.relative_to(shard / "cells") for p in (shard / "cells").glob("*/*.json"))
         records = [r for r in records if r.parts[0] != "tasks"]
         assert len(records) == 4  # half of 4 models × 2 tasks
@@ -160,6 +160,12 @@ def test_shards_of_different_task_data_are_refused(runs, tmp_path):
     data["key"] = "0" * 20  # what another revision of the data gives
     record.write_text(json.dumps(data), encoding="utf-8")
     _rewrite_manifest_entry(shard, "cells/tasks/DSCS.json")
+    for cell in (shard / "cells").glob("*/DSCS.json"):  # its cells record the same key
+        if cell.parent.name != "tasks":
+            data = json.loads(cell.read_text(encoding="utf-8"))
+            data["identity"]["task"]["key"] = "0" * 20
+            cell.write_text(json.dumps(data), encoding="utf-8")
+            _rewrite_manifest_entry(shard, cell.relative_to(shard).as_posix())
     with pytest.raises(UserInputError, match="different data of task DSCS"):
         collect_leaderboard([root / "shard1", shard], output=tmp_path / "o", figures=False)
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import json
 import logging
 import warnings
 from collections.abc import Iterator, Mapping, MutableMapping
@@ -32,14 +31,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ConfigDict, Field
 
 from sts_extras.errors import CacheError
 from sts_extras.integrity import discard, verify_manifest, write_manifest
+from sts_extras.io.records import Record, parse_record
+from sts_extras.io.text import read_json
 
 __all__ = [
     "COSINE_SCORES_KEY",
     "MODEL_META_FILE",
     "PREDICTION_FILE_SUFFIX",
+    "PredictionMeta",
+    "PredictionScores",
+    "ScoreEntry",
+    "TaskResultFile",
     "QUIET_MODULES",
     "RUN_SETTINGS_FILE",
     "SIMILARITY_SCORES_KEY",
@@ -54,6 +60,7 @@ __all__ = [
     "merge_run_settings",
     "prediction_file",
     "quiet_mteb",
+    "read_mteb_json",
     "read_prediction",
     "read_prediction_scores",
     "register_model",
@@ -87,6 +94,52 @@ QUIET_MODULES: tuple[tuple[str, type[Warning]], ...] = (
     ("mteb.models.cache_wrappers", UserWarning),
     ("mteb.models.model_meta", FutureWarning),
 )
+
+
+# --------------------------------------------------------------------------------------------
+# MTEB's files: the parts sts-extras reads, as validated records
+# --------------------------------------------------------------------------------------------
+class _MTEBRecord(Record):
+    """A part of one of MTEB's files, read from folders anyone may have written: strict types,
+    finite numbers; the fields not named here are MTEB's business and are ignored (MTEB adds
+    fields between releases)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+_Name = Field(min_length=1, max_length=1000, pattern=r"^[^\x00-\x1f\x7f]+$")
+
+
+class PredictionMeta(_MTEBRecord):
+    """``mteb_model_meta`` of a prediction file: the model's name and revision."""
+
+    model_name: str = _Name
+    #: Becomes a folder name of MTEB's results (checked as one where it is used); None: unknown.
+    revision: str | None = Field(
+        default=None, min_length=1, max_length=1000, pattern=r"^[^\x00-\x1f\x7f]+$"
+    )
+
+
+class PredictionScores(_MTEBRecord):
+    """One (subset, split) entry of a prediction file: the per-pair scores."""
+
+    similarity_scores: tuple[float, ...] | None = None
+    cosine_scores: tuple[float, ...] | None = None
+
+
+class ScoreEntry(_MTEBRecord):
+    """One subset's scores in a task result."""
+
+    hf_subset: str = _Name
+    pearson: float | None = Field(default=None, ge=-1.0, le=1.0)
+
+
+class TaskResultFile(_MTEBRecord):
+    """The parts of MTEB's task result (``<task>.json``) sts-extras reads."""
+
+    task_name: str = _Name
+    dataset_revision: str | None = None
+    scores: dict[str, tuple[ScoreEntry, ...]] = Field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------------------------
@@ -179,7 +232,7 @@ def load_from_registry(name: str, **loader_kwargs: Any) -> Any:
 _EMBEDDING_ROWS = 1024
 
 
-def cached_encoder(model: Any, folder: Path) -> Any:
+def cached_encoder(model: Any, folder: Path, *, identity: str | None = None) -> Any:
     """Wrap an MTEB encoder so that its embeddings are cached on disk under ``folder``.
 
     ``folder`` must name everything the embeddings depend on (model, revision, loader settings):
@@ -192,6 +245,10 @@ def cached_encoder(model: Any, folder: Path) -> Any:
     After each write MTEB makes, the manifest is written anew. A folder is checked with all
     below it: STS tasks encode without a prompt type, so each is a leaf; a task with prompt
     types (MTEB keeps their caches below the plain one) is re-encoded, never misread.
+
+    ``identity`` (the model's full content identity, e.g. ``"sha256:<hex>"`` of its folder) is
+    kept in the manifest too: the revision in ``folder`` is a short label of it, and two models
+    whose labels agree would find each other's folder discarded, never read.
 
     Raises
     ------
@@ -206,12 +263,16 @@ def cached_encoder(model: Any, folder: Path) -> Any:
         "model": None if meta is None else str(meta.name),
         "revision": None if meta is None else str(meta.revision),
     }
+    if identity is not None:  # absent from older manifests: those of models without one match
+        key["identity"] = identity
     backend: Any = functools.partial(_verified_numpy_cache(), root=Path(folder), key=key)
     # typed as a class, but MTEB only calls it with the folder: a partial with our arguments fits
     return CachedEmbeddingWrapper(model, folder, cache_backend=backend)
 
 
-def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_root: Path) -> Any:
+def cached_sentence_transformer(
+    model: Any, *, name: str, revision: str, cache_root: Path, identity: str | None = None
+) -> Any:
     """Wrap a ``SentenceTransformer`` as an MTEB encoder whose embeddings are cached on disk.
 
     Parameters
@@ -226,6 +287,9 @@ def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_r
     cache_root : pathlib.Path
         The embeddings go to ``cache_root/<name as path>/<revision>/<task>/``, checked as
         :func:`cached_encoder` says.
+    identity : str, optional
+        The model's full content identity, kept in each folder's manifest (see
+        :func:`cached_encoder`).
 
     Returns
     -------
@@ -238,7 +302,7 @@ def cached_sentence_transformer(model: Any, *, name: str, revision: str, cache_r
     meta = known if known is not None else wrapper.mteb_model_meta
     wrapper.mteb_model_meta = meta.model_copy(update={"name": name, "revision": revision})
     folder = cache_root / wrapper.mteb_model_meta.model_name_as_path() / revision
-    return cached_encoder(wrapper, folder)
+    return cached_encoder(wrapper, folder, identity=identity)
 
 
 @functools.cache
@@ -319,19 +383,36 @@ def read_prediction(path: Path, subset: str, split: str) -> tuple[np.ndarray, st
 
     MTEB correlates the model's own similarity scores (:data:`SIMILARITY_SCORES_KEY`) with the
     gold scores, or the cosine of the embeddings (:data:`COSINE_SCORES_KEY`) when the model has
-    no similarity function; so does this, and says which it read.
+    no similarity function; so does this, and says which it read. The file is parsed through
+    :class:`PredictionScores`: every score a finite JSON number
+    (no booleans, strings, ``NaN`` or ``null`` among them).
 
     Raises
     ------
     OSError, KeyError, ValueError
-        The file is missing, lacks the subset/split, or is not valid JSON.
+        The file is missing, lacks the subset/split, or is not valid JSON; a
+        :class:`~sts_extras.io.records.RecordError` (a ``ValueError``) for scores that are not
+        finite numbers.
     """
-    with path.open(encoding="utf-8") as handle:
-        stored = json.load(handle)
-    scores = stored[subset][split]
-    own = scores.get(SIMILARITY_SCORES_KEY) is not None
-    key = SIMILARITY_SCORES_KEY if own else COSINE_SCORES_KEY
-    return np.asarray(scores[key], dtype=np.float64), key
+    stored = read_mteb_json(path, "a prediction file")
+    if not isinstance(stored, dict) or not isinstance(stored.get(subset), dict):
+        raise KeyError(subset)
+    entry = stored[subset].get(split)
+    if entry is None:
+        raise KeyError(split)
+    scores = parse_record(PredictionScores, entry, f"{path} ({subset}, {split})")
+    own = scores.similarity_scores is not None
+    values = scores.similarity_scores if own else scores.cosine_scores
+    if values is None:
+        raise KeyError(COSINE_SCORES_KEY)
+    return np.asarray(values, dtype=np.float64), SIMILARITY_SCORES_KEY if own else COSINE_SCORES_KEY
+
+
+def read_mteb_json(path: Path, what: str) -> Any:
+    """One of MTEB's JSON files (a prediction file, a task result): UTF-8, no duplicate keys;
+    MTEB's ``NaN``/``Infinity`` are read as ``null`` (a schema then refuses them where a number
+    is required)."""
+    return read_json(path, what, non_finite_as_null=True)
 
 
 def read_prediction_scores(path: Path, subset: str, split: str) -> np.ndarray:

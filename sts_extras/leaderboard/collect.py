@@ -3,15 +3,25 @@
 Two kinds of folders are collected:
 
 * outputs of ``sts-extras leaderboard`` (typically one per ``--shard K/N`` job): their plans must
-  agree (models, tasks, baseline and the settings of the statistics), their tasks must hold the
-  same data, every file read must match the folder's manifest, and every cell of the plan must be
-  found (or ``allow_missing``) -- otherwise a ``UserInputError`` names what differs or is missing;
+  agree (models, tasks, baseline and every run setting, ``--score-range`` included), their tasks
+  must hold the same data and score range, the cells of one model must have been made by the same
+  model (the identity each cell records: a content hash of the model's files and its loader
+  settings), every file read must match the folder's manifest, and every cell of the plan must be
+  found (or ``allow_missing``) -- otherwise a ``UserInputError`` names the field that differs and
+  the two folders;
 * folders written by plain MTEB, ``mteb.evaluate(model, tasks, prediction_folder=DIR)``: the
   per-pair scores of each ``<task>_predictions.json`` (its ``mteb_model_meta`` names the model),
   MTEB's task results beside them or in another folder given (for MTEB's own ``pearson`` and
   the dataset revision, which must be the one loaded here), and the gold scores from the task
   itself (``mteb.get_task``; offline, MTEB's tasks need their data in the local cache). Prediction
   files of other task types are left out, with a warning naming them.
+
+Everything read is untrusted: records are parsed through their schemas
+(:mod:`~sts_extras.leaderboard.records`), and every path taken from a record or a file (a listed
+file, a model name or revision that becomes a folder) is resolved inside its folder
+(:func:`~sts_extras.io.paths.confined_path`), so nothing is read or written outside the folders
+given and ``--output``. The folders are read in a fixed order (their resolved paths, sorted), so
+the report and every error are the same whatever their order on the command line.
 
 Either way the cells are copied into the new report set, with their records, so the collected
 output can itself be collected again, and the report is written by the same code as a run's
@@ -21,7 +31,8 @@ output can itself be collected again, and the report is written by the same code
 
 from __future__ import annotations
 
-import json
+import glob
+import hashlib
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,27 +40,38 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.io.paths import check_distinct_file_names, check_file_name, confined_path
+from sts_extras.io.records import parse_record
 from sts_extras.leaderboard import resolve
 from sts_extras.leaderboard.cells import (
     PLAN_FILE,
+    RUN_SETTINGS,
     SETTINGS,
     CellRecord,
     OutputCells,
     Plan,
+    cell_identity,
+    copied_outcome,
+    prediction_name,
     read_cells,
-    results_folder,
     task_record,
     write_outcomes,
     write_plan,
     write_task_record,
 )
-from sts_extras.leaderboard.evaluation import CellOutcome, loaded_task_key, slug, task_units
+from sts_extras.leaderboard.evaluation import CellOutcome, loaded_task_key, task_units
 from sts_extras.leaderboard.pipeline import (
     DEFAULT_OUTPUT,
     check_statistics_options,
     report_from_cells,
 )
-from sts_extras.leaderboard.report_set import commit, recover_output, staging_folder
+from sts_extras.leaderboard.records import CellIdentity, PredictionMeta, TaskResultFile
+from sts_extras.leaderboard.report_set import (
+    commit,
+    output_errors,
+    recover_output,
+    staging_folder,
+)
 from sts_extras.leaderboard.scoring import LeaderboardResult
 from sts_extras.leaderboard.writers import check_figure_formats
 from sts_extras.optional import check_installed
@@ -66,9 +88,11 @@ DEFAULTS: Mapping[str, Any] = {
     "round_scores": False,
 }
 _SUFFIX = "_predictions.json"
-_OPTION = {name: "--" + name.replace("_", "-") for name in SETTINGS}
+_OPTION = {name: "--" + name.replace("_", "-") for name in RUN_SETTINGS}
 #: Missing cells named in an error before "and N more".
 _NAMED = 6
+#: The model metadata MTEB keeps beside a model's results (shared by its cells).
+_MODEL_META = "model_meta.json"
 
 
 def collect_leaderboard(
@@ -89,12 +113,12 @@ def collect_leaderboard(
     directories : sequence of path
         Outputs of ``sts-extras leaderboard`` (e.g. one per shard), or folders of plain
         ``mteb.evaluate(..., prediction_folder=...)`` runs (with or without MTEB's result
-        cache); not both kinds at once.
+        cache); not both kinds at once. Their order does not matter.
     output : path, default "leaderboard"
         Directory for the report set (not one of ``directories``).
     baseline : str, optional
-        For plain MTEB folders: the model the others are compared with (default the first found).
-        For sts-extras outputs the plan's baseline is used; a different one is refused.
+        For plain MTEB folders: the model the others are compared with (default the first by
+        name). For sts-extras outputs the plan's baseline is used; a different one is refused.
     allow_missing : bool, default False
         Report cells of the plan (or, for plain folders, of models × tasks found) that no
         directory holds as failed ("not evaluated") instead of refusing.
@@ -112,9 +136,13 @@ def collect_leaderboard(
     Raises
     ------
     UserInputError
-        A directory that does not exist or holds no cells; outputs of different plans, settings
-        or task data; a cell found twice with different scores; a file that does not match its
-        manifest; missing cells (without ``allow_missing``); an unknown baseline or setting.
+        A directory that does not exist or holds no cells; outputs of different plans, run
+        settings, task data or score ranges, or whose cells of one model were made by different
+        models (naming the field and the two folders); a cell found twice with different scores;
+        a file that does not match its manifest; a record that is malformed or names a file
+        outside its folder; model names that share a file name; missing cells (without
+        ``allow_missing``); an unknown baseline or setting; a file of the report set that cannot
+        be written (:class:`~sts_extras.leaderboard.report_set.OutputWriteError`).
     """
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
@@ -141,17 +169,23 @@ def collect_leaderboard(
             f"{str(plain)!r} is not an sts-extras leaderboard output, but {str(ours[0])!r} is: "
             "collect outputs of sts-extras or folders of plain MTEB runs, not both at once."
         )
+    shards: list[str] = []
     if ours:
         sources = [read_cells(root) for root in roots]
         plan = _common_plan(sources, given, baseline)
         tasks = sources[0].tasks
         records = _merged_cells(sources)
-        outcomes = [_copied(record) for record in records.values()]
-        task_keys = {name: task.key for name, task in tasks.items()}
-        task_files = [task_record(name, task.units, task.key) for name, task in tasks.items()]
+        outcomes = [copied_outcome(record) for record in records.values()]
+        identities = {cell: record.identity for cell, record in records.items()}
+        task_files = [
+            task_record(name, task.units, task.key)
+            for name, task in tasks.items()
+            if name in plan.tasks
+        ]
+        shards = sorted({label for source in sources for label in source.shards})
     else:
-        plan, outcomes, task_files = _plain_mteb(roots, given, baseline)
-        task_keys = {record["task"]: record["key"] for record in task_files}
+        plan, outcomes, task_files, identities = _plain_mteb(roots, given, baseline)
+    _check_shared_files(outcomes)
     found = {(outcome.model, outcome.task) for outcome in outcomes}
     missing = [cell for cell in plan.cells() if cell not in found]
     if missing and not allow_missing:
@@ -163,12 +197,12 @@ def collect_leaderboard(
             "pass --allow-missing to report them as not evaluated."
         )
     recover_output(output_dir)
-    with staging_folder(output_dir) as staging:
-        write_plan(staging, plan)
+    with output_errors(output_dir), staging_folder(output_dir) as staging:
+        write_plan(staging, plan, shards)
         for record in task_files:
             write_task_record(staging, record)
         order = [cell for cell in plan.cells() if cell in found]
-        write_outcomes(staging, outcomes, task_keys, order)
+        write_outcomes(staging, outcomes, identities, order)
         result = report_from_cells(
             staging, output_dir, progress=progress, figures=figures, figure_formats=formats
         )
@@ -177,9 +211,11 @@ def collect_leaderboard(
 
 
 def _check_directories(directories: Sequence[str | os.PathLike]) -> list[Path]:
+    """The folders, checked, in a fixed order (their resolved paths sorted), so that neither the
+    report nor an error depends on their order on the command line."""
     if isinstance(directories, (str, os.PathLike)) or not directories:
         raise UserInputError("collect needs one or more directories (a list of paths).")
-    roots: list[Path] = []
+    roots: dict[str, Path] = {}
     for directory in directories:
         root = Path(directory).expanduser()
         if not root.is_dir():
@@ -187,18 +223,29 @@ def _check_directories(directories: Sequence[str | os.PathLike]) -> list[Path]:
                 f"collect: {str(directory)!r} is not a directory (give the --output folders of "
                 "the shards, or MTEB prediction folders)."
             )
-        if root.resolve() in (known.resolve() for known in roots):
+        key = str(root.resolve())
+        if key in roots:
             raise UserInputError(f"collect: {str(directory)!r} is given twice.")
-        roots.append(root)
-    return roots
+        roots[key] = root
+    return [roots[key] for key in sorted(roots)]
 
 
 # --------------------------------------------------------------------------------------------
 # sts-extras outputs
 # --------------------------------------------------------------------------------------------
+def _refuse(first: Path, other: Path, what: str, mine: Any, theirs: Any, advice: str) -> None:
+    if mine != theirs:
+        raise UserInputError(
+            f"{first} and {other} cannot be collected together ({what}: {_shown(mine)} vs "
+            f"{_shown(theirs)}); {advice}"
+        )
+
+
 def _common_plan(sources: Sequence[OutputCells], given: Mapping[str, Any], baseline: Any) -> Plan:
-    """The plan all ``sources`` share; ``UserInputError`` naming the first difference."""
+    """The plan all ``sources`` share; ``UserInputError`` naming the first difference, the field
+    and the two folders (``sources`` are in a fixed order, so the error is too)."""
     first = sources[0]
+    same_run = "collect outputs of one plan, run with the same options."
     for other in sources[1:]:
         for what, mine, theirs in (
             ("models", first.plan.models, other.plan.models),
@@ -206,22 +253,30 @@ def _common_plan(sources: Sequence[OutputCells], given: Mapping[str, Any], basel
             ("baseline", first.plan.baseline, other.plan.baseline),
             *(
                 (_OPTION[name], first.plan.settings[name], other.plan.settings[name])
-                for name in SETTINGS
+                for name in RUN_SETTINGS
             ),
         ):
-            if mine != theirs:
-                raise UserInputError(
-                    f"{first.root} and {other.root} come from different runs ({what}: "
-                    f"{_shown(mine)} vs {_shown(theirs)}); collect outputs of one plan, run "
-                    "with the same options."
-                )
+            _refuse(first.root, other.root, f"different runs, {what}", mine, theirs, same_run)
         for name, task in first.tasks.items():
-            if other.tasks[name].key != task.key:
-                raise UserInputError(
-                    f"{first.root} and {other.root} evaluated different data of task {name} "
-                    "(another revision of the task, or another MTEB version); run all shards "
-                    "with the same versions."
-                )
+            theirs_task = other.tasks[name]
+            _refuse(
+                first.root,
+                other.root,
+                f"different data of task {name}",
+                task.key,
+                theirs_task.key,
+                "another revision of the task, or another MTEB version; run all shards with "
+                "the same versions.",
+            )
+            _refuse(
+                first.root,
+                other.root,
+                f"task {name}, score range or gold scores",
+                (task.units[0].score_range, task.digest),
+                (theirs_task.units[0].score_range, theirs_task.digest),
+                "run all shards on the same task files with the same --score-range.",
+            )
+    _same_models(sources)
     for name, value in given.items():
         if first.plan.settings[name] != value:
             raise UserInputError(
@@ -238,21 +293,52 @@ def _common_plan(sources: Sequence[OutputCells], given: Mapping[str, Any], basel
     return first.plan
 
 
+def _same_models(sources: Sequence[OutputCells]) -> None:
+    """Each model, in every source's plan and cells, is one model (one identity): shards of
+    other model files under the same display name are refused even when they share no model."""
+    seen: dict[str, tuple[Path, str | None]] = {}
+    for source in sources:
+        claims = [(model, source.plan.identities.get(model)) for model in source.plan.models]
+        claims += [(model, record.identity.model) for (model, _), record in source.cells.items()]
+        for model, identity in claims:
+            first = seen.setdefault(model, (source.root, identity))
+            _refuse(
+                first[0],
+                source.root,
+                f"identity.model of {model!r}: the same display name for different models "
+                "(other model files, vectors or loader settings)",
+                _short(first[1]),
+                _short(identity),
+                "give them different names (--model PATH=NAME) or run every shard on the same "
+                "files.",
+            )
+
+
+def _short(identity: str | None) -> str:
+    """An identity as a short digest: the error names that they differ, not their text."""
+    if identity is None:
+        return "none (a model object)"
+    return "model#" + hashlib.blake2b(identity.encode("utf-8"), digest_size=6).hexdigest()
+
+
 def _shown(value: Any) -> str:
-    if isinstance(value, tuple):
+    if isinstance(value, tuple) and all(isinstance(item, str) for item in value):
         return "[" + ", ".join(value) + "]"
+    if isinstance(value, str):
+        return value if value.startswith("model#") or value.startswith("none") else repr(value)
     return repr(value)
 
 
 def _merged_cells(sources: Sequence[OutputCells]) -> dict[tuple[str, str], CellRecord]:
-    """Every cell found, once; one found twice must have the same files (the same scores)."""
+    """Every cell found, once (the first source in the fixed order holding it); one found twice
+    must have the same identity and results."""
     merged: dict[tuple[str, str], CellRecord] = {}
     for source in sources:
         for cell, record in source.cells.items():
             seen = merged.get(cell)
             if seen is None:
                 merged[cell] = record
-            elif _fingerprint(seen) != _fingerprint(record):
+            elif seen.identity != record.identity or _fingerprint(seen) != _fingerprint(record):
                 raise UserInputError(
                     f"{cell[0]} on {cell[1]} is in {seen.root} and in {record.root} with "
                     "different results; collect only one of them."
@@ -266,39 +352,40 @@ def _fingerprint(record: CellRecord) -> tuple[Any, ...]:
     return (record.error, scores, sorted(record.pearson.items()))
 
 
-def _copied(record: CellRecord) -> CellOutcome:
-    """A recorded cell as an outcome, its files read from its folder."""
-    from sts_extras.integrations.mteb import run_settings_of
-
-    files = {name: (record.root / name).read_bytes() for name in record.files}
-    folder = results_folder(record.root, record.files)
-    run_settings = run_settings_of(folder, record.task) if folder is not None else []
-    return CellOutcome(
-        record.model,
-        record.task,
-        dict(record.info),
-        files=files,
-        run_settings=run_settings,
-        pearson=dict(record.pearson),
-        error=record.error,
-    )
+def _check_shared_files(outcomes: Iterable[CellOutcome]) -> None:
+    """Two cells that list one file must hold the same bytes in it (else one would overwrite
+    the other's); only MTEB's model metadata, shared by the cells of a model, is kept once."""
+    held: dict[str, tuple[bytes, str]] = {}
+    for outcome in outcomes:
+        for name, content in outcome.files.items():
+            first = held.setdefault(name, (content, f"{outcome.model} on {outcome.task}"))
+            if first[0] != content and not name.endswith("/" + _MODEL_META):
+                raise UserInputError(
+                    f"collect: the cells of {first[1]} and of {outcome.model} on "
+                    f"{outcome.task} both list {name!r} with different contents; collect only "
+                    "one of them."
+                )
 
 
 # --------------------------------------------------------------------------------------------
 # plain MTEB folders
 # --------------------------------------------------------------------------------------------
-def _prediction_files(roots: Iterable[Path]) -> list[Path]:
-    """The prediction files below ``roots``; each root must hold some, or MTEB's results."""
-    found: list[Path] = []
+def _prediction_files(roots: Iterable[Path]) -> list[tuple[Path, Path]]:
+    """(root, file) of the prediction files below ``roots``; each root must hold some, or
+    MTEB's results. A file reached through a symlink leading out of its root is refused."""
+    found: list[tuple[Path, Path]] = []
     for root in roots:
         files = sorted(root.rglob(f"*{_SUFFIX}"))
-        if not files and next(root.rglob("model_meta.json"), None) is None:
+        if not files and next(root.rglob(_MODEL_META), None) is None:
             raise UserInputError(
                 f"collect: {str(root)!r} holds neither an sts-extras output ({PLAN_FILE}) nor "
                 f"MTEB prediction files (*{_SUFFIX}: run mteb.evaluate(..., "
                 "prediction_folder=...)) nor MTEB results."
             )
-        found.extend(files)
+        for file in files:
+            _inside(root, file)
+            if file.is_file():
+                found.append((root, file))
     if not found:
         raise UserInputError(
             f"collect: none of the directories holds MTEB prediction files (*{_SUFFIX}); MTEB's "
@@ -307,41 +394,49 @@ def _prediction_files(roots: Iterable[Path]) -> list[Path]:
     return found
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+def _inside(root: Path, file: Path) -> Path:
+    """``file`` (found below ``root``), refused if it or a folder on the way is a symlink
+    leading out of ``root``."""
+    return confined_path(root, file.relative_to(root).as_posix(), f"collect: {root}")
+
+
+def _read_meta(path: Path) -> PredictionMeta:
+    from sts_extras.integrations.mteb import read_mteb_json
+
+    data = read_mteb_json(path, "collect: a prediction file")
+    if not isinstance(data, dict) or not isinstance(data.get("mteb_model_meta"), dict):
         raise UserInputError(
-            f"collect: {path} cannot be read ({type(error).__name__}: {error})."
-        ) from None
+            f"collect: {path} has no mteb_model_meta; it was not written by "
+            "mteb.evaluate(..., prediction_folder=...)."
+        )
+    return parse_record(PredictionMeta, data["mteb_model_meta"], f"collect: {path}")
 
 
 def _plain_mteb(
     roots: Sequence[Path], given: Mapping[str, Any], baseline: str | None
-) -> tuple[Plan, list[CellOutcome], list[dict[str, Any]]]:
-    """The plan, cells and task records of plain MTEB prediction folders."""
-    predictions: dict[tuple[str, str, str], Path] = {}  # (model, revision, task) -> file
-    models: list[tuple[str, str]] = []
-    for path in _prediction_files(roots):
-        meta = _read_json(path).get("mteb_model_meta") or {}
-        name, revision = meta.get("model_name"), meta.get("revision")
-        if not isinstance(name, str) or not name:
-            raise UserInputError(
-                f"collect: {path} has no mteb_model_meta.model_name; it was not written by "
-                "mteb.evaluate(..., prediction_folder=...)."
-            )
-        revision = str(revision)
+) -> tuple[Plan, list[CellOutcome], list[dict[str, Any]], dict[tuple[str, str], CellIdentity]]:
+    """The plan, cells, task records and cell identities of plain MTEB prediction folders.
+
+    Models are ordered by name and revision, tasks by name: the plan does not depend on the
+    order of the folders.
+    """
+    predictions: dict[tuple[str, str, str], tuple[Path, Path]] = {}  # (model, rev, task) -> file
+    for root, path in sorted(_prediction_files(roots), key=lambda item: str(item[1].resolve())):
+        meta = _read_meta(path)
+        name, revision = meta.model_name, meta.revision or "no_revision_available"
+        # both become folders of the collected output: plain names only
+        check_file_name(_model_folder(name), f"collect: {path}: mteb_model_meta.model_name")
+        check_file_name(revision, f"collect: {path}: mteb_model_meta.revision")
         task = path.name[: -len(_SUFFIX)]
         key = (name, revision, task)
-        if key in predictions and predictions[key].read_bytes() != path.read_bytes():
+        if key in predictions and predictions[key][1].read_bytes() != path.read_bytes():
             raise UserInputError(
-                f"collect: {predictions[key]} and {path} both hold {name} ({revision}) on "
+                f"collect: {predictions[key][1]} and {path} both hold {name} ({revision}) on "
                 f"{task}, with different scores; collect only one of them."
             )
-        predictions.setdefault(key, path)
-        if (name, revision) not in models:
-            models.append((name, revision))
-    task_names = list(dict.fromkeys(task for _, _, task in predictions))
+        predictions.setdefault(key, (root, path))
+    models = sorted({(name, revision) for name, revision, _ in predictions})
+    task_names = sorted({task for _, _, task in predictions})
     sts_names, skipped = _sts_tasks(task_names)
     if skipped:
         warnings.warn(
@@ -361,16 +456,34 @@ def _plain_mteb(
         for name, revision in models
     }
     shown = [display[model] for model in models]
+    check_distinct_file_names(shown, "collect: the models' names")
+    check_distinct_file_names(names, "collect: the tasks' names", empty="task")
     chosen = resolve.resolve_baseline(baseline, _entries(shown)) if baseline else shown[0]
     settings = {name: given.get(name, DEFAULTS[name]) for name in SETTINGS}
     check_statistics_options(**settings)
-    plan = Plan(tuple(shown), tuple(names), chosen, settings)
+    plan = Plan(
+        tuple(shown),
+        tuple(names),
+        chosen,
+        {**settings, "score_range": None},
+        {display[model]: _plain_identity(*model) for model in models},
+    )
     outcomes = []
-    for (name, revision, task_name), path in predictions.items():
+    identities: dict[tuple[str, str], CellIdentity] = {}
+    units = {task.metadata.name: task_units(task) for task in tasks}
+    keys = {task.metadata.name: loaded_task_key(task) for task in tasks}
+    for (name, revision, task_name), (_, path) in sorted(predictions.items()):
         if task_name not in names:
             continue
         task = tasks[names.index(task_name)]
-        outcomes.append(_plain_cell(roots, display[name, revision], name, revision, task, path))
+        outcome = _plain_cell(roots, display[name, revision], name, revision, task, path)
+        outcomes.append(outcome)
+        identities[outcome.model, task_name] = cell_identity(
+            _plain_identity(name, revision),
+            keys[task_name],
+            units[task_name],
+            plan.run_settings(),
+        )
     unchecked = sorted(
         {o.task for o in outcomes if not any(f.startswith("mteb_") for f in o.files)}
     )
@@ -382,8 +495,18 @@ def _plain_mteb(
             UserWarning,
             stacklevel=3,
         )
-    records = [task_record(t.metadata.name, task_units(t), loaded_task_key(t)) for t in tasks]
-    return plan, outcomes, records
+    records = [task_record(name, units[name], keys[name]) for name in names]
+    return plan, outcomes, records, identities
+
+
+def _plain_identity(name: str, revision: str) -> str:
+    """A plain MTEB model's identity: the name and revision its prediction files claim."""
+    return repr(("mteb-predictions", name, revision))
+
+
+def _model_folder(name: str) -> str:
+    """The folder MTEB keeps a model's results in (``ModelMeta.model_name_as_path``)."""
+    return name.replace("/", "__").replace(" ", "_")
 
 
 def _entries(names: Iterable[str]) -> list[resolve.ModelEntry]:
@@ -416,8 +539,10 @@ def _plain_cell(
     roots: Sequence[Path], display: str, name: str, revision: str, task: Any, path: Path
 ) -> CellOutcome:
     """One cell of a plain MTEB run: its prediction file, and its task result when found."""
+    from sts_extras.integrations.mteb import read_mteb_json
+
     task_name = task.metadata.name
-    model_path = name.replace("/", "__").replace(" ", "_")
+    model_path = _model_folder(name)
     info = {
         "kind": "mteb-predictions",
         "source": str(path.parent),
@@ -425,31 +550,38 @@ def _plain_cell(
         "mteb_revision": revision,
     }
     target = f"mteb_results/results/{model_path}/{revision}"
-    files = {f"predictions/{slug(display)}/{path.name}": path.read_bytes()}
+    files = {prediction_name(display, task_name): path.read_bytes()}
     pearson: dict[str, float | None] = {}
+    # the names are plain components (checked), and glob characters in them are literal
+    pattern = "/".join(glob.escape(part) for part in (model_path, revision, f"{task_name}.json"))
     result = next(
         (
-            found
+            (root, found)
             for root in roots
-            for found in sorted(root.rglob(f"{model_path}/{revision}/{task_name}.json"))
+            for found in sorted(root.rglob(pattern))
+            if _inside(root, found).is_file()
         ),
         None,
     )
     if result is not None:
-        data = _read_json(result)
+        root, file = result
+        data = parse_record(
+            TaskResultFile, read_mteb_json(file, "collect: a task result"), f"collect: {file}"
+        )
         expected = (task.metadata.dataset or {}).get("revision")
-        if expected is not None and data.get("dataset_revision") not in (None, expected):
+        if expected is not None and data.dataset_revision not in (None, expected):
             raise UserInputError(
-                f"collect: {result} was evaluated on revision {data.get('dataset_revision')} of "
+                f"collect: {file} was evaluated on revision {data.dataset_revision} of "
                 f"{task_name}'s data, but revision {expected} is loaded here; install the MTEB "
                 "version the run used."
             )
-        files[f"{target}/{result.name}"] = result.read_bytes()
-        meta = result.parent / "model_meta.json"
+        files[f"{target}/{file.name}"] = file.read_bytes()
+        meta = file.parent / _MODEL_META
         if meta.is_file():
+            _inside(root, meta)
             files[f"{target}/{meta.name}"] = meta.read_bytes()
-        for split, items in (data.get("scores") or {}).items():
+        for split, items in data.scores.items():
             for item in items:
-                if "pearson" in item and "hf_subset" in item:
-                    pearson[f"{item['hf_subset']}/{split}"] = float(item["pearson"])
+                if item.pearson is not None:
+                    pearson[f"{item.hf_subset}/{split}"] = item.pearson
     return CellOutcome(display, task_name, info, files=files, pearson=pearson)

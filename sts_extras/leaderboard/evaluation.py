@@ -30,7 +30,6 @@ read; which key each model × unit used is reported with the scores.
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 import warnings
@@ -41,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from sts_extras.integrations.hub import one_line
+from sts_extras.io.paths import file_name
 from sts_extras.leaderboard.evaluation_store import EvaluationStore, StoredTask, task_key
 from sts_extras.leaderboard.evaluation_store import model_key as store_model_key
 from sts_extras.leaderboard.resolve import ModelEntry
@@ -59,8 +59,9 @@ __all__ = [
 
 
 def slug(name: str) -> str:
-    """``name`` as a file or folder name: runs of other characters than ``A-Za-z0-9._+-`` -> _."""
-    return re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("_") or "model"
+    """``name`` as a file or folder name (:func:`sts_extras.io.paths.file_name`): runs of other
+    characters than ``A-Za-z0-9._+-`` become ``_``, no leading dot, never empty."""
+    return file_name(name)
 
 
 @dataclass(frozen=True)

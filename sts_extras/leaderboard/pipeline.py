@@ -17,6 +17,7 @@ in at the end (:mod:`~sts_extras.leaderboard.report_set`).
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -26,9 +27,16 @@ from typing import Any
 from sts_extras._validation import check_choice, check_positive_int
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import write_manifest
+from sts_extras.io.paths import check_distinct_file_names, check_file_name
 from sts_extras.leaderboard import resolve
 from sts_extras.leaderboard.cells import (
+    PLAN_FILE,
+    RUN_SETTINGS,
+    CellRecord,
     Plan,
+    UnreadableCellsError,
+    cell_identity,
+    copied_outcome,
     parse_shard,
     read_cells,
     shard_cells,
@@ -40,7 +48,13 @@ from sts_extras.leaderboard.cells import (
 )
 from sts_extras.leaderboard.distributed import CellJob, connect, run_dask, run_serial
 from sts_extras.leaderboard.evaluation import CellOutcome, loaded_task_key, task_units
-from sts_extras.leaderboard.report_set import commit, recover_output, staging_folder
+from sts_extras.leaderboard.records import CellIdentity
+from sts_extras.leaderboard.report_set import (
+    commit,
+    output_errors,
+    recover_output,
+    staging_folder,
+)
 from sts_extras.leaderboard.resolve import ModelEntry
 from sts_extras.leaderboard.scoring import LeaderboardResult, score_leaderboard
 from sts_extras.leaderboard.writers import (
@@ -176,7 +190,10 @@ def run_leaderboard(
     Markdown says which models fell back to the cosine of their embeddings, if any did.
 
     The output directory holds one complete report set at any time, this run's or the previous
-    one (see the module docstring); a user's own files in it are left alone.
+    one (see the module docstring); a user's own files in it are left alone. A whole run replaces
+    the cells of an earlier run or of shards in ``output``; a file that cannot be written (a full
+    disk) is a :class:`~sts_extras.leaderboard.report_set.OutputWriteError` naming it, and the
+    set already there is kept.
     """
     run = _prepare(
         models=models,
@@ -202,8 +219,8 @@ def run_leaderboard(
     )
     formats = check_figure_formats(figure_formats)
     recover_output(run.output)
-    with staging_folder(run.output) as staging:
-        evaluate_cells(run, run.plan.cells(), staging, progress=progress)
+    with output_errors(run.output), staging_folder(run.output) as staging:
+        evaluate_cells(run, run.plan.cells(), staging, progress=progress, shards=("1/1",))
         result = report_from_cells(
             staging,
             run.output,
@@ -258,23 +275,92 @@ def run_shard(shard: str, **options: Any) -> ShardSummary:
     Returns
     -------
     ShardSummary
+
+    Raises
+    ------
+    UserInputError
+        As :func:`run_leaderboard`; and, before any model runs, an ``output`` that holds the
+        cells of another plan (other models, tasks, baseline or run settings), of other models
+        under the same names, or cells that cannot be read.
+
+    Notes
+    -----
+    Shards of one plan may share an ``output``: a shard written where another shard (or a whole
+    run) of the same plan left its cells adds to them (its own cells replace theirs), and the
+    plan records both shards; ``collect`` of that one folder then reports them all.
     """
     index, count = parse_shard(shard, "`shard`")
     progress = options.pop("progress", True)
     check_figure_formats(options.pop("figure_formats", None))
     run = _prepare(**options)
     cells = shard_cells(run.plan.cells(), index, count)
+    label = f"{index}/{count}"
     recover_output(run.output)
-    with staging_folder(run.output) as staging:
-        outcomes = evaluate_cells(run, cells, staging, progress=progress, shard=(index, count))
-        write_manifest(staging, {"shard": f"{index}/{count}"})
+    kept, shards = _cells_already_there(run)
+    kept = {cell: record for cell, record in kept.items() if cell not in cells}
+    with output_errors(run.output), staging_folder(run.output) as staging:
+        outcomes = evaluate_cells(
+            run,
+            cells,
+            staging,
+            progress=progress,
+            shards=(*shards, label),
+            kept=[copied_outcome(record) for record in kept.values()],
+        )
+        write_manifest(staging, {"shard": label})
         commit(staging, run.output)
     failed = tuple(
         f"{outcome.model} on {outcome.task}: {outcome.error}"
         for outcome in outcomes
         if outcome.error is not None
     )
-    return ShardSummary(f"{index}/{count}", tuple(cells), failed, len(run.plan.cells()))
+    return ShardSummary(label, tuple(cells), failed, len(run.plan.cells()))
+
+
+def _cells_already_there(run: _Run) -> tuple[dict[tuple[str, str], CellRecord], tuple[str, ...]]:
+    """The cells and shards an earlier shard (or run) of the same plan left in the output.
+
+    Refused, before any model runs, when they are of another plan or other models, or cannot
+    be read: writing this shard would delete them (the report set is swapped in whole).
+    """
+    if not (run.output / PLAN_FILE).exists():
+        return {}, ()
+    where = f"--output {str(run.output)!r}"
+    advice = "give this shard another --output (or move those cells away)."
+    try:
+        found = read_cells(run.output)
+    except UserInputError as error:
+        raise UnreadableCellsError(
+            f"{where} holds cells that cannot be read ({str(error).rstrip('.')}); {advice}"
+        ) from None
+    mine, theirs = run.plan, found.plan
+    for what, a, b in (
+        ("models", mine.models, theirs.models),
+        ("tasks", mine.tasks, theirs.tasks),
+        ("baseline", mine.baseline, theirs.baseline),
+        *(
+            (f"--{name.replace('_', '-')}", mine.settings[name], theirs.settings[name])
+            for name in RUN_SETTINGS
+        ),
+    ):
+        if a != b:
+            raise UserInputError(
+                f"{where} holds the cells of another plan ({what}: {b!r} there, {a!r} here); "
+                f"{advice}"
+            )
+    for model in mine.models:
+        if mine.identities.get(model) != theirs.identities.get(model):
+            raise UserInputError(
+                f"{where} holds the cells of another model under the name {model!r} (other "
+                f"model files, vectors or loader settings: their identity differs); {advice}"
+            )
+    for (model, task), record in found.cells.items():
+        if record.identity != run.identity(model, task):
+            raise UserInputError(
+                f"{where} holds cells of {model} on {task} made by another model or on other "
+                f"data under the same name (their identity differs); {advice}"
+            )
+    return found.cells, found.shards
 
 
 @dataclass(frozen=True)
@@ -290,6 +376,16 @@ class _Run:
     workers: int | None
     dask_scheduler: str | None
     gpu_per_cell: bool
+    units: dict[str, Any]
+
+    def identity(self, model: str, task: str) -> CellIdentity:
+        """What the cell of ``model`` on ``task`` depends on (recorded with it)."""
+        return cell_identity(
+            self.entries[model].identity,
+            self.task_keys[task],
+            self.units[task],
+            self.plan.run_settings(),
+        )
 
 
 def _prepare(
@@ -339,6 +435,11 @@ def _prepare(
     )
     baseline_name = resolve.resolve_baseline(baseline, entries)
     names = [task.metadata.name for task in task_objects]
+    # names become file names: a collision is found now, not after every model has run
+    for name in names:
+        check_file_name(name, f"the task name {name!r}")
+    check_distinct_file_names(names, "the tasks' names", empty="task")
+    check_distinct_file_names([entry.name for entry in entries], "the models' display names")
     plan = Plan(
         models=tuple(entry.name for entry in entries),
         tasks=tuple(names),
@@ -350,7 +451,9 @@ def _prepare(
             "test": test,
             "adjust": adjust,
             "round_scores": round_scores,
+            "score_range": None if score_range is None else tuple(map(float, score_range)),
         },
+        identities={entry.name: entry.identity for entry in entries},
     )
     return _Run(
         output=output_dir,
@@ -362,6 +465,7 @@ def _prepare(
         workers=workers,
         dask_scheduler=dask_scheduler,
         gpu_per_cell=gpu_per_cell,
+        units={name: task_units(task) for name, task in zip(names, task_objects, strict=True)},
     )
 
 
@@ -387,17 +491,26 @@ def evaluate_cells(
     staging: Path,
     *,
     progress: bool = True,
-    shard: tuple[int, int] | None = None,
+    shards: Sequence[str] = (),
+    kept: Sequence[CellOutcome] = (),
 ) -> list[CellOutcome]:
-    """Evaluate ``cells`` of ``run`` and write them, the plan and the task records to
-    ``staging``; return the outcomes (without their files) in plan order."""
-    write_plan(staging, run.plan, shard)
-    for name, task in run.tasks.items():
-        write_task_record(staging, task_record(name, task_units(task), run.task_keys[name]))
+    """Evaluate ``cells`` of ``run`` and write them, the plan (holding ``shards``), the task
+    records and the ``kept`` cells of an earlier shard to ``staging``; return the outcomes of
+    ``cells`` (without their files) in plan order."""
+    write_plan(staging, run.plan, shards)
+    for name in run.tasks:
+        write_task_record(staging, task_record(name, run.units[name], run.task_keys[name]))
     jobs = [
         CellJob(run.entries[model], run.tasks[task], run.task_keys[task]) for model, task in cells
     ]
-    return write_outcomes(staging, _run_jobs(run, jobs, progress), run.task_keys, cells)
+    identities = {cell: run.identity(*cell) for cell in run.plan.cells()}
+    kept_cells = {(outcome.model, outcome.task) for outcome in kept}
+    order = [cell for cell in run.plan.cells() if cell in kept_cells or cell in cells]
+    written = write_outcomes(
+        staging, itertools.chain(kept, _run_jobs(run, jobs, progress)), identities, order
+    )
+    chosen = set(cells)
+    return [outcome for outcome in written if (outcome.model, outcome.task) in chosen]
 
 
 def _run_jobs(run: _Run, jobs: Sequence[CellJob], progress: bool) -> Iterator[CellOutcome]:

@@ -32,7 +32,15 @@ from sts_extras.integrity import (
     folder_digests,
 )
 
-__all__ = ["COMMIT_JOURNAL", "STAGING_PREFIX", "commit", "recover_output", "staging_folder"]
+__all__ = [
+    "COMMIT_JOURNAL",
+    "STAGING_PREFIX",
+    "OutputWriteError",
+    "commit",
+    "output_errors",
+    "recover_output",
+    "staging_folder",
+]
 
 #: Name prefix of the staging folder a run writes its report set to, inside the output.
 STAGING_PREFIX = ".sts-extras-staging-"
@@ -47,6 +55,33 @@ _LAST = (
     "leaderboard.md",
     MANIFEST_FILE,
 )
+
+
+class OutputWriteError(UserInputError):
+    """A file of the report set could not be written (a full disk, a read-only folder): the
+    message names the path; the report set already in the output is kept."""
+
+
+@contextlib.contextmanager
+def output_errors(output: Path) -> Iterator[None]:
+    """Turn an ``OSError`` raised while a report set is staged and swapped into ``output`` (a
+    full disk, a quota, a read-only folder) into one :class:`OutputWriteError` naming the path.
+
+    The staging folder is removed by :func:`staging_folder`, so what ``output`` held before is
+    kept: the set is swapped in only once every file is written (a swap cut short by the error
+    is completed by the next run, :func:`recover_output`).
+    """
+    try:
+        yield
+    except UserInputError:
+        raise  # already names what is wrong (a UserFileNotFoundError is an OSError too)
+    except OSError as error:
+        where = error.filename or output
+        reason = error.strerror or type(error).__name__
+        raise OutputWriteError(
+            f"--output {str(output)!r}: cannot write {str(where)!r} ({reason}); the report set "
+            "already there is kept. Free some space (or fix the permissions) and run again."
+        ) from None
 
 
 @contextlib.contextmanager
