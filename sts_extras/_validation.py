@@ -312,9 +312,11 @@ def check_work(
     total = math.prod(counts.values())
     if total > ceiling:
         listed = " x ".join(f"`{key}` {value}" for key, value in counts.items())
+        if len(counts) > 1:
+            listed += f" = {total}"
         lower = f"lower `{name}`" if name else "lower one of them"
         raise UserInputError(
-            f"{listed} = {total} {what}; at most {ceiling} are allowed (a run of minutes and "
+            f"{listed} {what}; at most {ceiling} are allowed (a run of minutes and "
             f"GBs, see sts_extras.limits): {lower}."
         )
 

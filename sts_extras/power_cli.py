@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.io.numbers import json_count, json_number
+from sts_extras.io.text import read_json
 
 __all__ = ["add_arguments", "run"]
 
@@ -52,7 +54,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--simulate", action="store_true", help="also estimate the power by simulation"
     )
-    check.add_argument("--simulations", type=int, default=10000, help="simulated samples")
+    check.add_argument(
+        "--simulations",
+        type=int,
+        default=10000,
+        help="simulated samples (at most 10^7, and --simulations x n at most 2 x 10^9)",
+    )
+    check.add_argument(
+        "--progress", action="store_true", help="show a progress bar over the simulations"
+    )
     check.add_argument("--seed", type=int, default=0, help="seed of the simulation")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
@@ -68,12 +78,12 @@ def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
         )
     if not path.is_file():
         raise UserFileNotFoundError(f"--leaderboard: no such file: {path}")
+    data = read_json(path, "--leaderboard")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         results, tasks = data["results"], data["tasks"]
-    except (ValueError, KeyError, TypeError) as error:
+    except (KeyError, TypeError) as error:
         raise UserInputError(
-            f"--leaderboard: {path} is not a leaderboard JSON ({error})."
+            f"--leaderboard: {path} is not a leaderboard JSON (no {error})."
         ) from None
     if not _list_of_objects(results) or not _list_of_objects(tasks):
         raise UserInputError(
@@ -95,17 +105,22 @@ def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
                 f"--leaderboard: no scores of model {model!r} on task {args.task!r}."
             )
         found.append(row)
-    try:
-        pearson = [float(row["pearson"]) for row in found]
-        scores = [np.asarray(row["scores"], dtype=np.float64) for row in found]
-        if scores[0].ndim != 1 or scores[0].shape != scores[1].shape:
-            raise ValueError("the two models' scores differ in length")
-    except (TypeError, ValueError) as error:
+    pearson, scores = [], []
+    for model, row in zip((args.model1, model2), found):
+        where = f"--leaderboard {path}: model {model!r} on task {args.task!r}:"
+        pearson.append(json_number(row["pearson"], f"{where} `pearson`"))
+        values = row["scores"]
+        if not isinstance(values, list):
+            raise UserInputError(f"{where} `scores` is not a list of numbers.")
+        scores.append(np.array([json_number(value, f"{where} `scores`") for value in values]))
+    if scores[0].shape != scores[1].shape:
         raise UserInputError(
-            f"--leaderboard: {path}: the Pearson r or the scores of {args.model1!r} and "
-            f"{model2!r} on {args.task!r} are not numbers ({error})."
-        ) from None
+            f"--leaderboard {path}: the scores of {args.model1!r} and {model2!r} on task "
+            f"{args.task!r} differ in length."
+        )
     n = next((task.get("n") for task in tasks if task.get("name") == args.task), None)
+    if n is not None:
+        n = json_count(n, f"--leaderboard {path}: the n of task {args.task!r}", low=1)
     r12 = float(np.corrcoef(scores[0], scores[1])[0, 1])
     return {"r1": pearson[0], "r2": pearson[1], "r12": r12, "n": n}
 
@@ -123,10 +138,27 @@ def _format_text(output: dict[str, Any]) -> str:
     return "\n".join(f"{key}: {show(value)}" for key, value in output.items())
 
 
+def _check_counts(args: argparse.Namespace) -> None:
+    """``--simulations`` (and ``--simulations`` x ``--n``) within the ceilings of
+    :mod:`sts_extras.limits`, named as options, before anything is read or computed."""
+    from sts_extras.stats.power import check_simulation_count
+
+    if args.simulate:
+        check_simulation_count(args.simulations, args.n or 1, name="--simulations")
+
+
+def _check_simulations(simulations: int, n: Any) -> None:
+    from sts_extras.stats.power import check_simulation_count
+
+    if isinstance(n, int) and not isinstance(n, bool) and n >= 1:  # a bad n is named later
+        check_simulation_count(simulations, n, name="--simulations")
+
+
 def run(args: argparse.Namespace) -> int:
     """Answer the question the options ask; print it as text or JSON."""
     from sts_extras.stats import power as power_module
 
+    _check_counts(args)
     values = {"r1": args.r1, "r2": args.r2, "r12": args.r12}
     n = args.n
     if args.leaderboard is not None:
@@ -150,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         raise UserInputError(f"Missing {', '.join(missing)} (or take them from --leaderboard).")
     options = {"method": args.method, "alpha": args.alpha, "alternative": args.alternative}
+    if args.simulate and n is not None:  # n from --leaderboard: checked before any work too
+        _check_simulations(args.simulations, n)
 
     output: dict[str, Any] = {}
     r1, r2, r12 = values["r1"], values["r2"], values["r12"]
@@ -170,8 +204,16 @@ def run(args: argparse.Namespace) -> int:
     output.update({"n": n, "r1": r1, "r2": r2, "r12": r12, "target_power": args.target_power})
     output.update(options)
     if args.simulate and r2 is not None:
+        _check_simulations(args.simulations, n)  # n found by required_sample_size
         simulated = power_module.simulate_power(
-            r1, r2, r12, n, n_simulations=args.simulations, seed=args.seed, **options
+            r1,
+            r2,
+            r12,
+            n,
+            n_simulations=args.simulations,
+            seed=args.seed,
+            progress=args.progress,
+            **options,
         )
         output["simulated_power"] = simulated.power
         output["simulated_power_se"] = simulated.standard_error

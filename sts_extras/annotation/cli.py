@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ from sts_extras.annotation.user_paths import (
 from sts_extras.annotation.votes import VOTE_FORMATS
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import atomic_write_bytes
+from sts_extras.io.numbers import parse_number
+from sts_extras.io.text import read_text
 from sts_extras.optional import requires_extra
 
 __all__ = ["add_arguments", "run"]
@@ -78,6 +81,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     score.add_argument(
         "--votes-format", choices=VOTE_FORMATS, default="auto", help="(default: auto)"
+    )
+    score.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse votes given twice (an annotation in two exports) instead of counting once",
     )
     score.add_argument("--alpha", type=float, default=0.5, help="fraction selected per ballot")
     score.add_argument(
@@ -142,13 +150,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="use the authors' published simulation settings (reproduces their Table 2)",
     )
     simulate.add_argument("--figure", type=Path, help="save a Fig. 4-like plot of one run here")
+    simulate.add_argument(
+        "--progress", action="store_true", help="show a progress bar over the repetitions"
+    )
     simulate.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def _read_lines(path: Path, name: str) -> list[tuple[int, str]]:
-    """``(line number, stripped text)`` of the non-blank lines of a UTF-8 text file."""
-    with user_file("read", path, name):
-        text = path.read_text(encoding="utf-8")
+    """``(line number, stripped text)`` of the non-blank lines of a UTF-8 text file (with or
+    without a byte-order mark, which is not part of the first line)."""
+    text = read_text(path, name)
     lines = ((number, line.strip()) for number, line in enumerate(text.splitlines(), start=1))
     return [(number, line) for number, line in lines if line]
 
@@ -179,13 +190,10 @@ def _read_items(path: Path, name: str = "--items") -> list[str]:
 
 
 def _read_similarities(path: Path) -> list[float]:
-    values = []
-    for number, line in _read_lines(input_file(path, "--z"), "--z"):
-        try:
-            values.append(float(line))
-        except ValueError:
-            raise UserInputError(f"--z {path}: line {number}, {line!r} is not a number.") from None
-    return values
+    return [
+        parse_number(line, f"--z {path}: line {number}")
+        for number, line in _read_lines(input_file(path, "--z"), "--z")
+    ]
 
 
 def _ballot_outputs(
@@ -346,10 +354,21 @@ def _score(args: argparse.Namespace) -> int:
     from sts_extras.annotation.score_report import print_score
     from sts_extras.annotation.scoring import score_votes
     from sts_extras.annotation.tables import read_pairs, scored_dataset
-    from sts_extras.annotation.votes import read_vote_files
+    from sts_extras.annotation.votes import DuplicateVotesWarning, read_vote_files
 
     alpha = _check_score_options(args)
-    votes = read_vote_files(args.votes, args.votes_format, args.tie_label.strip())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DuplicateVotesWarning)
+        votes = read_vote_files(
+            args.votes, args.votes_format, args.tie_label.strip(), strict=args.strict
+        )
+    for warning in caught:  # one line each (the duplicates counted once), not a traceback
+        if issubclass(warning.category, DuplicateVotesWarning):
+            print(f"sts-extras annotate score: note: {warning.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
     texts = read_pairs(args.pairs) if args.pairs else None
     items = _read_items(args.items) if args.items else None
     if texts is not None:
@@ -441,6 +460,26 @@ def _figure_path(path: Path) -> tuple[Path, str]:
     return output_file(path, "--figure"), image_format
 
 
+def _check_simulate_counts(args: argparse.Namespace) -> None:
+    """The counts of ``simulate`` within their ceilings (:mod:`sts_extras.limits`), named as
+    options, before any file is read or any vote drawn."""
+    from sts_extras._validation import check_count, check_positive_int, check_work
+    from sts_extras.limits import MAX_CAMPAIGN_REPS, MAX_ITEMS, MAX_VOTER_OPINIONS
+
+    check_count(args.reps, "--reps", MAX_CAMPAIGN_REPS, why="the paper uses 50")
+    items = 990 if args.n_items is None else args.n_items
+    check_count(items, "--n-items", MAX_ITEMS, minimum=2, why="the paper has 990")
+    voters = check_positive_int(args.voters, "--voters")
+    check_work(
+        {"--voters": voters, "--n-items": items},
+        MAX_VOTER_OPINIONS,
+        what="voter opinions",
+        name="--voters",
+    )
+    check_positive_int(args.m, "--m")
+    check_positive_int(args.n_ballots, "--n-ballots")
+
+
 def _simulate(args: argparse.Namespace) -> int:
     from sts_extras.annotation.simulation import (
         PUBLISHED_CODE_SETTINGS,
@@ -448,6 +487,7 @@ def _simulate(args: argparse.Namespace) -> int:
         trace_adaptive_campaign,
     )
 
+    _check_simulate_counts(args)
     settings = dict(PUBLISHED_CODE_SETTINGS) if args.published_code else {}
     z = _read_similarities(args.z) if args.z else None
     if z is not None and args.n_items is not None and args.n_items != len(z):
@@ -460,7 +500,9 @@ def _simulate(args: argparse.Namespace) -> int:
         z=z, n_items=args.n_items, m=args.m, alpha=args.alpha, n_ballots=args.n_ballots,
         n_voters=args.voters, seed=args.seed, **settings,
     )  # fmt: skip
-    result = simulate_campaigns(args.distribution, n_reps=args.reps, **common)
+    result = simulate_campaigns(
+        args.distribution, n_reps=args.reps, progress=args.progress, **common
+    )
     if figure_path is not None:
         from sts_extras.annotation.plotting import plot_ballot_scores
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from sts_extras._validation import check_open_unit_interval, check_positive_int, check_seed
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.limits import MAX_BALLOTS, MAX_PAIRS  # re-exported: their old home
 
 __all__ = [
     "MAX_BALLOTS",
@@ -43,14 +44,6 @@ __all__ = [
     "plan_uniform",
     "round_half_up",
 ]
-
-
-#: Most pairs :func:`draw_pairs` draws for one ballot: 10 million (about 2 GB and 16 s to draw
-#: and write as CSV; a real campaign, such as the paper's, has tens of thousands).
-MAX_PAIRS = 10_000_000
-#: Most ballots of one campaign: sizes shrink by ``alpha`` per ballot, and once rounding keeps
-#: them fixed (e.g. 50 items at alpha = 0.99) more ballots repeat the same one; the paper uses 7.
-MAX_BALLOTS = 10_000
 
 
 class DesignWarning(UserWarning):

@@ -30,6 +30,7 @@ import numpy as np
 from sts_extras._validation import as_paired_vectors, check_choice, check_open_unit_interval
 from sts_extras.annotation.design import clean_label, clean_labels, round_half_up
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.limits import MAX_BALLOTS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -353,12 +354,23 @@ def _ballots(frame: pd.DataFrame) -> np.ndarray:
 
     if "ballot" not in frame.columns:
         return np.ones(len(frame), dtype=np.int64)
-    numeric = pd.to_numeric(frame["ballot"], errors="coerce").to_numpy(dtype=float)
-    valid = np.isfinite(numeric) & (numeric == np.round(numeric)) & (numeric >= 1)
+    column = frame["ballot"].to_numpy(dtype=object)
+    # True is no ballot number (to_numeric would read it as 1), nor is "1_000"
+    not_bool = np.array([not isinstance(value, (bool, np.bool_)) for value in column], dtype=bool)
+    numeric = pd.to_numeric(frame["ballot"].where(not_bool), errors="coerce").to_numpy(dtype=float)
+    # np.arange below allocates up to the largest ballot: it must stay within MAX_BALLOTS
+    valid = (
+        not_bool
+        & np.isfinite(numeric)
+        & (numeric == np.round(numeric))
+        & (numeric >= 1)
+        & (numeric <= MAX_BALLOTS)
+    )
     bad = _first_bad(~valid)
     if bad is not None:
         raise UserInputError(
-            f"Vote {_row(bad)}: `ballot` = {frame['ballot'].iloc[bad]!r} is not an integer >= 1."
+            f"Vote {_row(bad)}: `ballot` = {frame['ballot'].iloc[bad]!r} is not an integer "
+            f"from 1 to {MAX_BALLOTS}."
         )
     ballots = numeric.astype(np.int64)
     present = np.unique(ballots)

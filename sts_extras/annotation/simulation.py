@@ -40,7 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from sts_extras._validation import check_choice, check_positive_int, check_seed
+from sts_extras._validation import (
+    check_choice,
+    check_count,
+    check_positive_int,
+    check_seed,
+    check_work,
+)
 from sts_extras.annotation.design import (
     CampaignPlan,
     draw_pair_indices,
@@ -57,6 +63,8 @@ from sts_extras.annotation.voters import (
     underlying_similarity,
 )
 from sts_extras.errors import UserInputError
+from sts_extras.limits import MAX_CAMPAIGN_REPS, MAX_PAIRS, MAX_SIMULATED_PAIRS
+from sts_extras.progress import progress_bar
 
 __all__ = [
     "APPROACHES",
@@ -235,6 +243,23 @@ class CampaignSimulationResult:
         return "\n".join(lines)
 
 
+def _check_campaign_work(plan: CampaignPlan, n_reps: int, designs: int) -> None:
+    """Refuse, before any vote is drawn, a ballot above :data:`~sts_extras.limits.MAX_PAIRS`
+    pairs or more than :data:`~sts_extras.limits.MAX_SIMULATED_PAIRS` votes in all."""
+    check_work(
+        {"pairs of ballot 1": plan.pairs_per_ballot[0]},
+        MAX_PAIRS,
+        what="pairs drawn at once",
+        name="m",
+    )
+    check_work(
+        {"n_reps": n_reps, "designs": designs, "pairs per campaign": plan.n_comparisons},
+        MAX_SIMULATED_PAIRS,
+        what="simulated votes",
+        name="n_reps",
+    )
+
+
 def _setup(distribution: str, z: Any, n_items: int | None) -> tuple[str, np.ndarray]:
     """Name and underlying similarities of a campaign: the user's ``z`` or a §4.1.1 law."""
     if z is not None:
@@ -267,6 +292,7 @@ def simulate_campaigns(
     update: str = "paper",
     n0: float = 2,
     seed: int | None = 0,
+    progress: bool = False,
 ) -> CampaignSimulationResult:
     """Simulate uniform and adaptive campaigns and score their rankings (Table 2, §4.2).
 
@@ -300,6 +326,16 @@ def simulate_campaigns(
     seed : int or None, default 0
         Same seed, same numbers; repetition ``r`` uses the ``r``-th child of
         ``numpy.random.SeedSequence(seed)``.
+    progress : bool, default False
+        Show a progress bar over the repetitions (stderr).
+
+    Raises
+    ------
+    UserInputError
+        An option out of range, or work above a ceiling of :mod:`sts_extras.limits`
+        (``n_reps`` above ``MAX_CAMPAIGN_REPS``, ``n_items`` above ``MAX_ITEMS``, voters x items
+        above ``MAX_VOTER_OPINIONS``, a ballot above ``MAX_PAIRS`` pairs, more than
+        ``MAX_SIMULATED_PAIRS`` votes in all), checked before any vote is drawn.
 
     Returns
     -------
@@ -315,37 +351,41 @@ def simulate_campaigns(
     """
     from sts_extras.stats.ranking import weighted_rank_correlation
 
+    n_reps = check_count(n_reps, "n_reps", MAX_CAMPAIGN_REPS, why="the paper uses 50")
     name, z = _setup(distribution, z, n_items)
-    n_reps = check_positive_int(n_reps, "n_reps")
     if seed is not None:
         check_positive_int(seed, "seed", minimum=0)
     check_choice(update, "update", UPDATES)
     adaptive = plan_adaptive(z.size, alpha=alpha, n_ballots=n_ballots, m=m)
     uniform = plan_uniform(z.size, n_comparisons=adaptive.n_comparisons)
+    _check_campaign_work(adaptive, n_reps, designs=2)
+    _check_campaign_work(uniform, n_reps, designs=2)
     theoretical = _theoretical_scores(z, relatedness)
     runners = {"uniform": (run_uniform, uniform), "adaptive": (run_adaptive, adaptive)}
     values: dict[str, dict[str, list[float]]] = {a: {m_: [] for m_ in METRICS} for a in APPROACHES}
     seconds = dict.fromkeys(APPROACHES, 0.0)
-    for child in np.random.SeedSequence(seed).spawn(n_reps):
-        rng = np.random.default_rng(child)
-        panel = sample_voters(
-            z,
-            n_voters=n_voters,
-            sigma_range=sigma_range,
-            epsilon_range=epsilon_range,
-            relatedness=relatedness,
-            sigma_form=sigma_form,
-            seed=rng,
-        )
-        tiebreak = rng.permutation(z.size)  # equal scores in random order
-        for approach in APPROACHES:
-            run, plan = runners[approach]
-            start = time.perf_counter()
-            scorer = run(plan, panel, tiebreak, rng, update)
-            seconds[approach] += time.perf_counter() - start
-            result = weighted_rank_correlation(-_estimated_rank(scorer), theoretical, n0=n0)
-            for metric in METRICS:
-                values[approach][metric].append(float(getattr(result, metric)))
+    with progress_bar(n_reps, "Simulating campaigns", unit="rep", enabled=progress) as bar:
+        for child in np.random.SeedSequence(seed).spawn(n_reps):
+            rng = np.random.default_rng(child)
+            panel = sample_voters(
+                z,
+                n_voters=n_voters,
+                sigma_range=sigma_range,
+                epsilon_range=epsilon_range,
+                relatedness=relatedness,
+                sigma_form=sigma_form,
+                seed=rng,
+            )
+            tiebreak = rng.permutation(z.size)  # equal scores in random order
+            for approach in APPROACHES:
+                run, plan = runners[approach]
+                start = time.perf_counter()
+                scorer = run(plan, panel, tiebreak, rng, update)
+                seconds[approach] += time.perf_counter() - start
+                result = weighted_rank_correlation(-_estimated_rank(scorer), theoretical, n0=n0)
+                for metric in METRICS:
+                    values[approach][metric].append(float(getattr(result, metric)))
+            bar.update(1)
     return CampaignSimulationResult(
         distribution=name,
         values={a: {m_: tuple(v) for m_, v in metrics.items()} for a, metrics in values.items()},
@@ -414,6 +454,7 @@ def trace_adaptive_campaign(
     _, z = _setup(distribution, z, n_items)
     check_choice(update, "update", UPDATES)
     plan = plan_adaptive(z.size, alpha=alpha, n_ballots=n_ballots, m=m)
+    _check_campaign_work(plan, 1, designs=1)
     rng = check_seed(seed)
     panel = sample_voters(
         z,

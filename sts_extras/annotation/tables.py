@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
+from sts_extras.io.numbers import json_number, parse_number
+from sts_extras.io.text import parse_json, read_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -25,7 +27,10 @@ __all__ = [
     "MIN_STS_PAIRS",
     "TABLE_SUFFIXES",
     "StsTable",
+    "cell_number",
     "csv_text",
+    "parse_csv_text",
+    "read_csv_text",
     "read_pairs",
     "read_sts_table",
     "read_table",
@@ -46,8 +51,68 @@ def row_name(index: int, path: Path) -> str:
     return f"row {index + 1}"
 
 
+def read_csv_text(path: Path, where: str) -> pd.DataFrame:
+    """A CSV file as a table of text cells (UTF-8, with or without a byte-order mark).
+
+    Every cell stays text, as written (numbers are parsed where a column needs one, by
+    :func:`~sts_extras.io.numbers.parse_number`); blank lines are skipped, a short row is padded
+    with blank cells, a row longer than the header or a column named twice is refused.
+    """
+    return parse_csv_text(read_text(path, where), path, where)
+
+
+def parse_csv_text(text: str, path: Path, where: str) -> pd.DataFrame:
+    """:func:`read_csv_text` of a file's ``text`` already read."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    try:
+        rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
+    except csv.Error as error:
+        raise UserInputError(f"{where}: cannot read it as CSV: {error}") from None
+    if not rows:
+        raise UserInputError(f"{where}: is empty; expected a header line and rows.")
+    header = [column.strip() for column in rows[0]]
+    twice = next((column for column in header if header.count(column) > 1), None)
+    if twice is not None:
+        raise UserInputError(f"{where}: the column {twice!r} appears twice in the header.")
+    width = len(header)
+    for index, row in enumerate(rows[1:]):
+        if len(row) > width:
+            raise UserInputError(
+                f"{where}: {row_name(index, path)}: {len(row)} cells, but the header has "
+                f"{width} columns."
+            )
+    body = [row + [""] * (width - len(row)) for row in rows[1:]]
+    return pd.DataFrame(body, columns=header, dtype=object)
+
+
+def _read_json_lines(path: Path, where: str) -> pd.DataFrame:
+    """A JSON Lines file (one object per line) as a table; values keep their JSON types."""
+    import pandas as pd
+
+    text = read_text(path, where)
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        record = parse_json(line, f"{where}: line {number}")
+        if not isinstance(record, dict):
+            raise UserInputError(f"{where}: line {number} is not a JSON object.")
+        records.append(record)
+    if not records:
+        raise UserInputError(f"{where}: is empty; expected one JSON object per line.")
+    return pd.DataFrame(records, dtype=object)
+
+
 def read_table(path: Path, name: str) -> pd.DataFrame:
     """Read a CSV (every cell as text), JSON Lines or Parquet file given as ``name``.
+
+    CSV and JSON Lines are read as UTF-8 with or without a byte-order mark
+    (:func:`~sts_extras.io.text.read_text`); JSON Lines strictly (no ``NaN``, no key twice),
+    its values keeping their JSON types, so that a ``true`` is never read as 1.
 
     Raises
     ------
@@ -69,19 +134,37 @@ def read_table(path: Path, name: str) -> pd.DataFrame:
         raise UserFileNotFoundError(f"{where}: no such file.")
     if path.is_dir():
         raise UserInputError(f"{where}: is a directory; give a file.")
+    if suffix == ".csv":
+        return read_csv_text(path, where)
+    if suffix == ".jsonl":
+        return _read_json_lines(path, where)
     try:
-        if suffix == ".csv":
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        elif suffix == ".jsonl":
-            frame = pd.read_json(path, lines=True, dtype=False)
-        else:
-            frame = pd.read_parquet(path)
-    except pd.errors.EmptyDataError:
-        raise UserInputError(f"{where}: is empty; expected a header line and rows.") from None
+        return pd.read_parquet(path)
     except (OSError, UnicodeError, ValueError, ImportError) as error:
         reason = " ".join(str(error).split())[:200]
-        raise UserInputError(f"{where}: cannot read it as {suffix[1:]}: {reason}") from None
-    return frame
+        raise UserInputError(f"{where}: cannot read it as parquet: {reason}") from None
+
+
+def cell_number(value: Any, what: str) -> float:
+    """The number in one table cell: text is parsed by
+    :func:`~sts_extras.io.numbers.parse_number` (no ``1_000``, hex, ``inf``, ``nan``), a JSON or
+    Parquet value must be a real number (:func:`~sts_extras.io.numbers.json_number`: never a
+    boolean). :class:`~sts_extras.errors.UserInputError` naming ``what`` otherwise."""
+    if isinstance(value, str):
+        try:
+            return parse_number(value, what)
+        except UserInputError:
+            if value.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+                raise UserInputError(f"{what} {value!r} is not finite.") from None
+            raise UserInputError(
+                f"{what} {value!r} is not a number (plain decimals only: no `_`, hex or "
+                "thousands separators)."
+            ) from None
+    if isinstance(value, np.generic):
+        if isinstance(value, np.bool_):
+            raise UserInputTypeError(f"{what}: expected a number, got {value!r}.")
+        value = value.item()
+    return json_number(value, what)
 
 
 def _require_columns(frame: pd.DataFrame, where: str, required: tuple[str, ...], hint: str) -> None:
@@ -93,13 +176,28 @@ def _require_columns(frame: pd.DataFrame, where: str, required: tuple[str, ...],
         )
 
 
+def _is_missing(value: Any) -> bool:
+    """A float NaN or pandas' missing value (a Parquet null), not a number or text."""
+    import pandas as pd
+
+    try:
+        return not isinstance(value, str) and bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or another value without one truth value
+        return False
+
+
 def _text_column(frame: pd.DataFrame, column: str, path: Path, where: str) -> list[str]:
     """The cells of ``column`` as stripped strings; a blank or missing cell is an error."""
-    import pandas as pd
 
     values = []
     for index, value in enumerate(frame[column].tolist()):
-        text = "" if value is None or (not isinstance(value, str) and pd.isna(value)) else value
+        if isinstance(value, (bool, np.bool_)) or not (
+            value is None or isinstance(value, (str, int, np.integer)) or _is_missing(value)
+        ):
+            raise UserInputError(
+                f"{where}: {row_name(index, path)}: `{column}` {value!r} is not text."
+            )
+        text = "" if value is None or _is_missing(value) else value
         text = str(text).strip()
         if not text:
             raise UserInputError(f"{where}: {row_name(index, path)}: `{column}` is blank.")
@@ -212,20 +310,14 @@ def read_sts_table(
     sentence2 = _text_column(frame, "sentence2", path, where)
     scores = np.empty(len(frame))
     for index, value in enumerate(frame["score"].tolist()):
-        text = value.strip() if isinstance(value, str) else value
-        if text is None or text == "" or (not isinstance(text, str) and pd.isna(text)):
-            raise UserInputError(f"{where}: {row_name(index, path)}: `score` is blank.")
-        try:
-            number = float(text)
-        except (TypeError, ValueError):
-            raise UserInputError(
-                f"{where}: {row_name(index, path)}: `score` {value!r} is not a number."
-            ) from None
-        if not np.isfinite(number):
-            raise UserInputError(
-                f"{where}: {row_name(index, path)}: `score` {value!r} is not finite."
-            )
-        scores[index] = number
+        what = f"{where}: {row_name(index, path)}: `score`"
+        if (
+            value is None
+            or (isinstance(value, str) and not value.strip())
+            or (isinstance(value, float) and np.isnan(value))
+        ):
+            raise UserInputError(f"{what} is blank.")
+        scores[index] = cell_number(value, what)
     if score_range is None:
         low, high = float(scores.min()), float(scores.max())
         if low >= high:

@@ -30,8 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from sts_extras._validation import as_float_vector, check_choice, check_positive_int, check_seed
+from sts_extras._validation import (
+    as_float_vector,
+    check_choice,
+    check_count,
+    check_positive_int,
+    check_seed,
+    check_work,
+)
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.limits import MAX_ITEMS, MAX_VOTER_OPINIONS
 
 __all__ = [
     "DISTRIBUTIONS",
@@ -70,7 +78,7 @@ def underlying_similarity(n_items: int, distribution: str = "exponential") -> np
     >>> underlying_similarity(4, "power_law").round(4).tolist()
     [0.3333, 0.1716, 0.0718, 0.0]
     """
-    n_items = check_positive_int(n_items, "n_items", minimum=2)
+    n_items = check_count(n_items, "n_items", MAX_ITEMS, minimum=2, why="the paper has 990")
     check_choice(distribution, "distribution", DISTRIBUTIONS)
     position = np.arange(1, n_items + 1) / n_items
     if distribution == "exponential":
@@ -194,6 +202,12 @@ def sample_voters(
     """
     z = as_similarities(z)
     n_voters = check_positive_int(n_voters, "n_voters")
+    check_work(
+        {"n_voters": n_voters, "items": z.size},
+        MAX_VOTER_OPINIONS,
+        what="voter opinions (float64 arrays of voters x items)",
+        name="n_voters",
+    )
     sigma_low, sigma_high = _check_range(sigma_range, "sigma_range")
     epsilon_low, epsilon_high = _check_range(epsilon_range, "epsilon_range", upper=0.5)
     check_choice(sigma_form, "sigma_form", SIGMA_FORMS)
