@@ -20,6 +20,7 @@ import gzip
 import io
 import json
 import os
+import re
 import struct
 import warnings
 from pathlib import Path
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.io.numbers import parse_number
 from sts_extras.optional import requires_extra
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "existing_file",
     "file_stem",
     "has_word2vec_header",
+    "header_counts",
     "inner_suffix",
     "is_fasttext_bin",
     "json_value",
@@ -48,6 +51,14 @@ __all__ = [
 _FASTTEXT_MAGIC = 793712314  # first int32 of a fastText .bin file (gensim's _fasttext_bin)
 _CHUNK = 1 << 20  # bytes read at a time from a binary file
 _MAX_WORD_BYTES = 1 << 16  # a longer "word" means the data is misaligned, not a real word
+_BOM = "\ufeff"
+# A word2vec header: two counts in ASCII digits (str.isdigit also takes "²" and "١", which
+# int() then refuses or reads as another number).
+_HEADER = re.compile(r"([0-9]+)[ \t]+([0-9]+)")
+# Characters a vector value may hold; numpy's float parser also takes "1_000", "inf", "nan"
+# and full-width digits, so a line with any other character is refused before numpy sees it
+# (what is left, numpy reads exactly as the plain-decimal grammar of parse_number).
+_NOT_DECIMAL = re.compile(r"[^0-9eE.+\- ]")
 # Formats holding only data, named when a pickle-based file is refused.
 SAFE_FORMATS = (
     "word2vec text or binary, GloVe text, fastText .vec or .bin, a model2vec directory "
@@ -86,8 +97,24 @@ def has_word2vec_header(path: Path) -> bool:
     """Is the first line of ``path`` a word2vec ``<count> <dimension>`` header?"""
     with _open_binary(path) as handle:
         first = handle.readline(4096)
-    parts = first.split()
-    return len(parts) == 2 and all(part.isdigit() for part in parts)
+    return header_counts(first) is not None
+
+
+def header_counts(first: bytes | str) -> tuple[int, int] | None:
+    """``(count, dimension)`` of a word2vec header line (``b"3000000 300\\n"``), else None.
+
+    A leading UTF-8 byte-order mark is dropped (an editor's UTF-8 file); the two counts must be
+    plain ASCII digits separated by spaces or tabs, nothing else on the line.
+    """
+    if isinstance(first, bytes):
+        try:
+            first = first.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    match = _HEADER.fullmatch(first.removeprefix(_BOM).strip(" \t\r\n"))
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2))
 
 
 def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], np.ndarray]:
@@ -112,14 +139,16 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], np.ndarra
                 raise UserInputError(
                     f"{path}, line {number}: not valid UTF-8 ({error.reason})."
                 ) from None
+            if number == 1:
+                line = line.removeprefix(_BOM)
             if number == 1 and header:
-                parts = line.split()
-                if len(parts) != 2 or not all(part.isdigit() for part in parts):
+                counts = header_counts(line)
+                if counts is None:
                     raise UserInputError(
                         f"{path}, line 1: expected a '<count> <dimension>' header, "
                         f"got {line[:60]!r}."
                     )
-                declared, dim = int(parts[0]), int(parts[1])
+                declared, dim = counts
                 continue
             if not line.strip():
                 continue  # blank lines carry no vector
@@ -142,6 +171,8 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], np.ndarra
                     f"{path}, line {number}: more vectors than the {declared} the header declares."
                 )
             try:
+                if _NOT_DECIMAL.search(line.rstrip(), len(parts[0]) + 1) is not None:
+                    raise ValueError("not a plain decimal")
                 vector = np.array(parts[1:], dtype=np.float32)
             except ValueError:
                 bad = next(value for value in parts[1:] if not _is_float(value))
@@ -180,8 +211,8 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], np.ndarra
 
 def _is_float(text: str) -> bool:
     try:
-        float(text)
-    except ValueError:
+        parse_number(text, "a vector value")
+    except UserInputError:
         return False
     return True
 
@@ -268,12 +299,12 @@ class _ByteStream:
 
 
 def _binary_header(path: Path, first: bytes) -> tuple[int, int]:
-    parts = first.split()
-    if len(parts) != 2 or not all(part.isdigit() for part in parts):
+    counts = header_counts(first)
+    if counts is None:
         raise UserInputError(
             f"{path}, line 1: expected a '<count> <dimension>' header, got {first[:60]!r}."
         )
-    count, dim = int(parts[0]), int(parts[1])
+    count, dim = counts
     if dim < 1:
         raise UserInputError(f"{path}, line 1: the header declares vectors of dimension {dim}.")
     return count, dim
