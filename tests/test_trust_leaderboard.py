@@ -326,8 +326,6 @@ def test_shards_of_another_score_range_are_refused_in_either_order(
                 task=csv_task)[0] == 0  # fmt: skip
     assert _run(second, "--shard", "2/2", "--score-range", "0", "10", vectors=vectors_file,
                 task=csv_task)[0] == 0  # fmt: skip
-    plan = json.loads((first / "cells/plan.json").read_text(encoding="utf-8"))
-    assert plan["settings"]["score_range"] == [0.0, 5.0]
     errors = []
     for folders in ((first, second), (second, first)):
         code, _, err = _collect(*folders, output=tmp_path / "out")
@@ -336,6 +334,8 @@ def test_shards_of_another_score_range_are_refused_in_either_order(
     assert errors[0] == errors[1]
     assert "--score-range" in errors[0]
     assert str(first) in errors[0] and str(second) in errors[0]
+    plan = json.loads((first / "cells/plan.json").read_text(encoding="utf-8"))
+    assert plan["settings"]["score_range"] == [0.0, 5.0]
 
 
 def test_the_report_does_not_depend_on_the_order_of_the_folders(shards, tmp_path):
@@ -369,9 +369,9 @@ def test_a_second_shard_in_the_same_output_adds_to_the_first(shards, vectors_fil
     output = tmp_path / "both"
     assert _run(output, "--shard", "1/2", vectors=vectors_file)[0] == 0
     assert _run(output, "--shard", "2/2", vectors=vectors_file)[0] == 0
+    assert (output / CELL).is_file()  # the first shard's cell is still there
     plan = json.loads((output / "cells/plan.json").read_text(encoding="utf-8"))
     assert plan["shards"] == ["1/2", "2/2"]
-    assert (output / CELL).is_file()  # the first shard's cell is still there
     collect_leaderboard([output], output=tmp_path / "one", figures=False, progress=False)
     collect_leaderboard(
         [shards / "s1", shards / "s2"], output=tmp_path / "two", figures=False, progress=False
