@@ -17,6 +17,7 @@ from sts_extras.io.paths import (
     UnsafePathError,
     check_distinct_file_names,
     check_file_name,
+    check_relative_path,
     confined_path,
     file_name,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "UnsafePathError",
     "check_distinct_file_names",
     "check_file_name",
+    "check_relative_path",
     "confined_path",
     "content_digest",
     "default_cache_dir",

@@ -22,6 +22,7 @@ __all__ = [
     "UnsafePathError",
     "check_distinct_file_names",
     "check_file_name",
+    "check_relative_path",
     "confined_path",
     "file_name",
 ]
@@ -61,6 +62,33 @@ def check_file_name(name: object, what: str) -> str:
     return name
 
 
+def check_relative_path(relative: object, what: str) -> tuple[str, ...]:
+    """The components of ``relative`` if it is a plain POSIX relative path; else
+    :class:`UnsafePathError` naming ``what``.
+
+    Plain: a non-empty ``str``, not absolute, no backslash, no empty, ``.`` or ``..``
+    component, no trailing ``/``, and every component passes :func:`check_file_name`. This is
+    the string check only; :func:`confined_path` adds the check of the file system (symlinks).
+    """
+    if not isinstance(relative, str):
+        raise UnsafePathError(
+            f"{what}: expected a relative path (a string), got {type(relative).__name__}."
+        )
+    if not relative or relative.startswith("/") or "\\" in relative:
+        raise UnsafePathError(f"{what}: {relative!r} is not a relative path.")
+    parts = PurePosixPath(relative).parts
+    if "/".join(parts) != relative.rstrip("/") or relative.endswith("/"):
+        raise UnsafePathError(f"{what}: {relative!r} is not a plain relative path.")
+    for part in parts:
+        try:
+            check_file_name(part, what)
+        except UnsafePathError:
+            raise UnsafePathError(
+                f"{what}: {relative!r} is not a plain relative path ({part!r})."
+            ) from None
+    return parts
+
+
 def confined_path(root: str | os.PathLike[str], relative: object, what: str) -> Path:
     """``root / relative``, refused unless it stays inside ``root`` (for reading or writing).
 
@@ -84,17 +112,7 @@ def confined_path(root: str | os.PathLike[str], relative: object, what: str) -> 
     UnsafePathError
         An absolute name, ``..``, an empty or unsafe component, or a symlink leaving ``root``.
     """
-    if not isinstance(relative, str):
-        raise UnsafePathError(
-            f"{what}: expected a relative path (a string), got {type(relative).__name__}."
-        )
-    if not relative or relative.startswith("/") or "\\" in relative:
-        raise UnsafePathError(f"{what}: {relative!r} is not a relative path inside {root}.")
-    parts = PurePosixPath(relative).parts
-    if "/".join(parts) != relative.rstrip("/") or relative.endswith("/"):
-        raise UnsafePathError(f"{what}: {relative!r} is not a plain relative path.")
-    for part in parts:
-        check_file_name(part, what)
+    parts = check_relative_path(relative, what)
     base = Path(root)
     real_root = Path(os.path.realpath(base))
     path = base.joinpath(*parts)

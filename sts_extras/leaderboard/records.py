@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import PurePosixPath
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
@@ -32,7 +31,7 @@ from sts_extras.integrations.mteb import (
     ScoreEntry,
     TaskResultFile,
 )
-from sts_extras.io.paths import check_file_name
+from sts_extras.io.paths import check_relative_path
 from sts_extras.io.records import Record
 
 __all__ = [
@@ -96,19 +95,10 @@ def shard_label(text: str) -> str:
 
 
 def check_relative_name(name: str) -> str:
-    """``name`` if it is a relative POSIX path of plain components (no ``..``, ``/`` at either
-    end, NUL, backslash); the folder it is resolved in confines it further
-    (:func:`~sts_extras.io.paths.confined_path`, which also follows symlinks)."""
-    if not name or name.startswith("/") or name.endswith("/") or "\\" in name:
-        raise ValueError(f"{name!r} is not a relative file name")
-    parts = PurePosixPath(name).parts
-    if "/".join(parts) != name:
-        raise ValueError(f"{name!r} is not a plain relative file name")
-    for part in parts:
-        try:
-            check_file_name(part, "a listed file")
-        except ValueError:
-            raise ValueError(f"{name!r} is not a plain relative file name ({part!r})") from None
+    """``name`` if it is a relative POSIX path of plain components
+    (:func:`~sts_extras.io.paths.check_relative_path`); the folder it is resolved in confines it
+    further (:func:`~sts_extras.io.paths.confined_path`, which also follows symlinks)."""
+    check_relative_path(name, "a listed file")
     return name
 
 
