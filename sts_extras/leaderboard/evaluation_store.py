@@ -14,15 +14,17 @@ under. A lookup checks it: a changed, missing or unlisted file, a folder without
 stored under other keys is discarded with one
 :class:`~sts_extras.integrity.CacheDiscardedWarning`, and the model is evaluated again.
 
-The keys name everything the files depend on. The model key: the model's identity (a
-sentence-transformers name, the revision of its files and ``trust_remote_code``; a model of MTEB's
-registry by its name, the revision MTEB pins, and the loader and loader arguments MTEB builds it
-with; or a static model's MTEB name and vector fingerprint), the encode options, the versions of
-sts-extras, MTEB and sentence-transformers, and a stamp of the sts-extras source files that shape
-an evaluation (:data:`NOT_EVALUATION_CODE` lists those that do not), so an edited model never
-reads stale scores. The task key: the task's name, its data (every column of every evaluated
-split) and MTEB's version. Models passed as ready objects have no identity and are always
-evaluated.
+The keys name everything the files depend on, by content, never by a path or a modification
+time. The model key: the model's identity (:func:`sts_extras.leaderboard.resolve.model_identity`:
+a sentence-transformers folder by the SHA-256 of every byte of its files and
+``trust_remote_code``, a Hub model by its commit; a model of MTEB's registry by its name, the
+revision MTEB pins, and the loader and loader arguments MTEB builds it with; a static model by the
+SHA-256 of its whole vector table, words and tokenisation, its method and SIF weights), the encode
+options, the versions of sts-extras, MTEB and sentence-transformers, and a SHA-256 of the
+sts-extras source files that shape an evaluation (:data:`NOT_EVALUATION_CODE` lists those that do
+not), so an edited model never reads stale scores. The task key: the task's name, its data (every
+column of every evaluated split) and MTEB's version. Models passed as ready objects have no
+identity and are always evaluated.
 """
 
 from __future__ import annotations
@@ -89,7 +91,11 @@ NOT_EVALUATION_CODE = (
 
 @cache
 def code_stamp(skip: tuple[str, ...] = ()) -> str:
-    """Names the sts-extras source files by path, size and modification time.
+    """Names the sts-extras source files by their relative path and full content (SHA-256).
+
+    Never by modification time: a fresh install of the same code keeps its stored evaluations,
+    and an edit that keeps the time (a checkout, a copy with ``cp -p``) still changes the stamp.
+    Reading the sources (about 1 MB) costs milliseconds, once per process.
 
     Parameters
     ----------
@@ -97,13 +103,14 @@ def code_stamp(skip: tuple[str, ...] = ()) -> str:
         Leave out the files whose path in the package starts with one of these.
     """
     package = Path(__file__).resolve().parent.parent
-    stamps = []
+    digest = hashlib.sha256()
     for file in sorted(package.rglob("*.py")):
         name = file.relative_to(package).as_posix()
         if not name.startswith(skip):
-            info = file.stat()
-            stamps.append((name, info.st_size, info.st_mtime_ns))
-    return _digest(stamps)
+            content = hashlib.sha256(file.read_bytes()).digest()
+            encoded = name.encode("utf-8", "surrogatepass")
+            digest.update(len(encoded).to_bytes(4, "big") + encoded + content)
+    return digest.hexdigest()[:20]
 
 
 def model_key(identity: str, encode_options: Mapping[str, Any]) -> str:

@@ -9,7 +9,7 @@ A ``--model`` name is looked up in this order:
 1. the packaged all-MiniLM-L6-v2 (``"all-MiniLM-L6-v2"``): loaded from its local files through
    sentence-transformers, as always. MTEB's registry entry of the model adds nothing to load it
    with (no prompts, no loader arguments), and its revision names the Hub's files, not the
-   packaged copy, which keeps its ``local-<fingerprint>`` revision;
+   packaged copy, which keeps its ``local-<16 hex digits of its SHA-256>`` revision;
 2. an existing directory: a local sentence-transformers model;
 3. a name in MTEB's model registry (``sentence-transformers/all-mpnet-base-v2``, ``intfloat/...``,
    and sts-extras' own ``sts-extras/DynaMax-Jaccard`` and friends): built by ``mteb.get_model``,
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -39,13 +40,14 @@ from sts_extras._validation import check_positive_int
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
 from sts_extras.integrations.hub import (
     DEFAULT_MODEL,
-    directory_fingerprint,
+    ModelSource,
     hub_model_exists,
     hub_offline,
     is_default_model,
     one_line,
     resolve_sentence_transformer,
     snapshot_dir,
+    source_identity,
 )
 from sts_extras.limits import MAX_RESAMPLES
 
@@ -57,6 +59,7 @@ __all__ = [
     "ModelEntry",
     "cache_root",
     "check_n_resamples",
+    "model_identity",
     "prepare_output",
     "resolve_baseline",
     "resolve_models",
@@ -306,35 +309,57 @@ class ModelEntry:
     kind: str  # "sentence-transformers", "mteb-registry", "word-vectors" or "mteb-model"
     source: str
     build: Callable[[], Any]
-    #: What the model's scores depend on, for the store of earlier evaluations
-    #: (:mod:`~sts_extras.leaderboard.evaluation_store`); None: always evaluate.
+    #: What the model's scores depend on, as a JSON object without any path or display name
+    #: (:func:`model_identity`): the key of the store of earlier evaluations
+    #: (:mod:`~sts_extras.leaderboard.evaluation_store`) and what shards must agree on.
+    #: None (always evaluate): a ready Python object, a Hub model not downloaded yet.
     identity: str | None = None
     #: The model may run code from its repository (``--trust-remote-code``).
     trust_remote_code: bool = False
 
 
-def _model_revision(mteb_name: str, local: Path | None) -> str:
-    """The revision naming a sentence-transformers model's files in MTEB's results and caches."""
-    if local is not None:  # a local copy: name its exact files
-        return f"local-{directory_fingerprint(local)}"
-    snapshot = snapshot_dir(mteb_name)  # a Hub model: the snapshot folder names the commit
-    return snapshot.name if snapshot is not None else "no_revision_available"
+def model_identity(kind: str, **fields: Any) -> str:
+    """A model's identity: ``{"kind": kind, **fields}`` as compact JSON with sorted keys.
+
+    The same model (same files, same loader settings) gives the same string on every machine
+    and in every environment; it holds content hashes, commits and settings, never a path.
+    """
+    return json.dumps({"kind": kind, **fields}, sort_keys=True, separators=(",", ":"))
+
+
+def _model_revision(source: ModelSource, identity: str | None) -> str:
+    """The revision naming a sentence-transformers model's files in MTEB's results and caches:
+    ``local-<16 hex digits of the folder's SHA-256>``, or a Hub model's commit."""
+    if identity is None:  # a Hub model not yet downloaded
+        return "no_revision_available"
+    if source.local is not None:
+        return f"local-{identity.removeprefix('sha256:')[:16]}"
+    return identity.rpartition("@")[2]
 
 
 def _sentence_transformer_builder(
-    mteb_name: str, local: Path | None, revision: str, cache_dir: Path, trust_remote_code: bool
+    source: ModelSource,
+    revision: str,
+    cache_dir: Path,
+    trust_remote_code: bool,
+    identity: str | None,
 ) -> Callable[[], Any]:
     def build() -> Any:
         from sentence_transformers import SentenceTransformer
 
         from sts_extras.integrations.mteb import cached_sentence_transformer
 
-        location = str(local) if local is not None else mteb_name
         # only when asked: the call of every other model stays sentence-transformers' default
         options: dict[str, Any] = {"trust_remote_code": True} if trust_remote_code else {}
-        model = SentenceTransformer(location, **options)
+        if source.local is None and identity is not None:
+            options["revision"] = revision  # exactly the commit the identity names
+        model = SentenceTransformer(source.location, **options)
         return cached_sentence_transformer(
-            model, name=mteb_name, revision=revision, cache_root=cache_dir / "embeddings"
+            model,
+            name=source.name,
+            revision=revision,
+            cache_root=cache_dir / "embeddings",
+            identity=identity,
         )
 
     return build
@@ -342,18 +367,25 @@ def _sentence_transformer_builder(
 
 def _sentence_transformer_entry(spec: str, cache_dir: Path, trust_remote_code: bool) -> ModelEntry:
     source = resolve_sentence_transformer(spec)
-    # A Hub model not yet downloaded has no revision to name its scores by.
-    revision = _model_revision(source.name, source.local)
-    known = revision != "no_revision_available"
-    identity = ("sentence-transformers", source.name, revision, trust_remote_code)
+    files = source_identity(source)  # None: a Hub model not yet downloaded has no revision
+    revision = _model_revision(source, files)
+    identity = (
+        model_identity(
+            "sentence-transformers",
+            **({"content": files} if source.local is not None else {"hub": files}),
+            trust_remote_code=trust_remote_code,
+        )
+        if files is not None
+        else None
+    )
     return ModelEntry(
         name=source.display,
         kind="sentence-transformers",
         source=spec,
         build=_sentence_transformer_builder(
-            source.name, source.local, revision, cache_dir, trust_remote_code
+            source, revision, cache_dir, trust_remote_code, identity
         ),
-        identity=repr(identity) if known else None,
+        identity=identity,
         trust_remote_code=trust_remote_code,
     )
 
@@ -377,13 +409,15 @@ def _own_registry_entry(spec: str, registered: str) -> ModelEntry:
         model = load_from_registry(registered)
     except (OSError, ValueError, ImportError) as error:
         raise UserInputError(f"--model {spec!r} could not be loaded: {one_line(error)}") from None
-    meta = model.mteb_model_meta  # its revision is a fingerprint of vectors and method
+    model_settings = model.identity  # the vectors' content, method and SIF weights
     return ModelEntry(
         name=model.name,
         kind=MTEB_REGISTRY,
         source=spec,
         build=_returning(model),
-        identity=repr((MTEB_REGISTRY, type(model).__name__, repr(model), meta.name, meta.revision)),
+        identity=None
+        if model_settings is None
+        else model_identity(MTEB_REGISTRY, registry=registered, model=json.loads(model_settings)),
     )
 
 
@@ -425,13 +459,15 @@ def _registry_entry(
         snapshot = snapshot_dir(registered)
         revision = snapshot.name if snapshot is not None else None
     settings = (_callable_name(meta.loader), sorted(loader_kwargs.items(), key=str))
-    identity = (MTEB_REGISTRY, registered, revision, repr(settings))
+    identity = model_identity(
+        MTEB_REGISTRY, registry=registered, revision=revision, loader=repr(settings)
+    )
     return ModelEntry(
         name=registered.rsplit("/", 1)[-1],
         kind=MTEB_REGISTRY,
         source=spec,
         build=_registry_builder(registered, revision, cache_dir, _digest(repr(settings))),
-        identity=repr(identity) if revision is not None else None,
+        identity=identity if revision is not None else None,
         trust_remote_code=remote,
     )
 
@@ -627,14 +663,16 @@ def resolve_models(
     loaded = [(_load_vectors(spec, cache_dir, trust_pickle), spec) for spec in vectors or []]
     for word_vectors, spec in loaded:
         for model in _vector_models(word_vectors, sif):  # cheap: the vectors are loaded
-            meta = model.mteb_model_meta  # its revision is a fingerprint of vectors and method
+            settings = model.identity  # the vectors' content, method and SIF weights
             entries.append(
                 ModelEntry(
                     name=model.name,
                     kind="word-vectors",
                     source=spec,
                     build=_returning(model),
-                    identity=repr((type(model).__name__, repr(model), meta.name, meta.revision)),
+                    identity=None
+                    if settings is None
+                    else model_identity("word-vectors", model=json.loads(settings)),
                 )
             )
     _check_given_names(entries, given)

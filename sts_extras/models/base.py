@@ -10,6 +10,7 @@ Subclasses (:class:`~sts_extras.models.DynaMax`, :class:`~sts_extras.models.MaxP
 from __future__ import annotations
 
 import hashlib
+import json
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -349,11 +350,31 @@ class StaticVectorModel:
             )
         self._meta = meta
 
+    @property
+    def identity(self) -> str | None:
+        """What this model's scores depend on, as a JSON string without any path or name: its
+        class, method, the vectors' :attr:`~sts_extras.vectors.WordVectors.identity` and the SIF
+        weights' identity. None when the vectors have no identity (a custom tokeniser)."""
+        vectors = self.vectors.identity
+        if vectors is None:
+            return None
+        return json.dumps(
+            {
+                "class": type(self).__name__,
+                "method": self.method,
+                "vectors": vectors,
+                "sif": None if self.sif is None else self.sif.identity,
+            },
+            sort_keys=True,
+        )
+
     def _describe(self, *, name: str | None = None, loader: Any = None) -> Any:
         wv = self.vectors
-        revision = hashlib.blake2b(
-            repr((wv.fingerprint, self.method, self.sif)).encode(), digest_size=6
-        ).hexdigest()
+        # the revision names the vectors and settings by content (a label: 12 hex digits)
+        label = self.identity or json.dumps(
+            [wv.fingerprint, self.method, None if self.sif is None else self.sif.identity]
+        )
+        revision = hashlib.sha256(label.encode("utf-8")).hexdigest()[:12]
         return model_meta(
             wv,
             method=self.method,

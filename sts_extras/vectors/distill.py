@@ -1,7 +1,8 @@
 """The on-disk cache of static vectors distilled with model2vec from sentence-transformers models.
 
 Distilling runs every vocabulary token through the transformer once, so the result is kept under
-the sts-extras cache and found again by a key of the model's files and the options. The folder is
+the sts-extras cache and found again by a key of the full content of the model's files (never
+their path) and the options. The folder is
 written whole or not at all (:func:`sts_extras.integrity.atomic_directory`) with a manifest of
 that key and of every file's size and hash; it is checked before each use, and a folder that fails
 (a changed, truncated or missing file, a missing manifest) is discarded with one
@@ -17,33 +18,29 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sts_extras.integrations.hub import ModelSource
+from sts_extras.errors import UserInputError
+from sts_extras.integrations.hub import ModelSource, snapshot_dir, source_identity
 from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
+from sts_extras.io.locations import default_cache_dir
 
 __all__ = [
     "default_cache_dir",
     "distill_to",
     "distillation_key",
+    "distillation_name",
     "distilled_model_dir",
     "free_cpus",
 ]
 
 
-def default_cache_dir() -> Path:
-    """The sts-extras cache: ``$STS_EXTRAS_CACHE`` if set, else ``~/.cache/sts_extras``."""
-    configured = os.environ.get("STS_EXTRAS_CACHE")
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "sts_extras"
-
-
-def _slug(text: str) -> str:
-    """``text`` as a folder name: runs of other characters than ``[A-Za-z0-9._-]`` become ``-``."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "model"
+# files of a Hub model that neither transformers nor model2vec read
+_OTHER_FORMATS = ["onnx/*", "openvino/*", "*.onnx", "*.h5", "*.msgpack", "*.ot", "tf_model*"]
 
 
 def _model2vec_version() -> str:
@@ -55,30 +52,48 @@ def _model2vec_version() -> str:
         return "unknown"
 
 
-def distillation_key(source: str, pca_dims: int | None) -> str:
-    """12 hex digits naming one distillation: source, options, model2vec version, model files."""
-    stamp: list[Any] = [source, pca_dims, "float32", _model2vec_version()]
-    path = Path(source)
-    if path.is_dir():
-        for candidate in (
-            sorted(path.glob("*.safetensors"))
-            + sorted(path.glob("pytorch_model.bin"))
-            + [path / "tokenizer.json"]
-        ):
-            if candidate.is_file():
-                info = candidate.stat()
-                stamp.append((candidate.name, info.st_size, info.st_mtime_ns))
-    return hashlib.blake2b(repr(stamp).encode(), digest_size=6).hexdigest()
+def _files(model: ModelSource) -> tuple[str, str]:
+    """(the model's content identity, what to hand to model2vec) for ``model``.
+
+    A Hub model is distilled from its local snapshot (exactly the files its commit names); one
+    not downloaded yet is fetched first (without its ONNX, OpenVINO, TensorFlow, Flax and Rust
+    copies), so that it has an identity before it is distilled.
+    """
+    identity = source_identity(model)
+    if identity is None:  # a Hub model not in the local cache (online: resolve checked the Hub)
+        import huggingface_hub
+
+        huggingface_hub.snapshot_download(model.name, ignore_patterns=_OTHER_FORMATS)
+        identity = source_identity(model)
+        if identity is None:
+            raise UserInputError(f"{model.name}: its files could not be downloaded.")
+    local = model.local if model.local is not None else snapshot_dir(model.name)
+    return identity, str(local) if local is not None else model.name
 
 
-def _manifest_key(source: str, pca_dims: int | None) -> dict[str, Any]:
-    """What the manifest of a distilled folder records it was built from."""
+def distillation_key(identity: str, pca_dims: int | None) -> dict[str, Any]:
+    """What one distillation is made of: the model's content identity, options, model2vec.
+
+    Parameters
+    ----------
+    identity : str
+        The model's :func:`~sts_extras.integrations.hub.source_identity` (never a path: the same
+        files installed in two environments make one distillation).
+    pca_dims : int or None
+        model2vec's PCA dimension.
+    """
     return {
-        "distillation": distillation_key(source, pca_dims),
-        "source": source,
+        "model": identity,
         "pca_dims": pca_dims,
+        "dtype": "float32",
         "model2vec": _model2vec_version(),
     }
+
+
+def distillation_name(key: dict[str, Any]) -> str:
+    """The cache folder of a distillation: ``model2vec-<32 hex digits of its key's SHA-256>``."""
+    text = json.dumps(key, sort_keys=True)
+    return f"model2vec-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:32]}"
 
 
 def free_cpus() -> int:
@@ -111,11 +126,11 @@ def _torch_threads(count: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def distill_to(source: str, target: Path, pca_dims: int | None) -> None:
+def distill_to(source: str, target: Path, pca_dims: int | None, *, key: dict[str, Any]) -> None:
     """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``.
 
-    The folder appears whole, with its manifest, or not at all: a concurrent reader or a killed
-    run never sees half of it.
+    The folder appears whole, with its manifest (holding ``key``, see :func:`distillation_key`),
+    or not at all: a concurrent reader or a killed run never sees half of it.
     """
     try:
         from model2vec.distill import distill
@@ -128,7 +143,7 @@ def distill_to(source: str, target: Path, pca_dims: int | None) -> None:
         model = distill(source, pca_dims=pca_dims, quantize_to="float32")
     with atomic_directory(target) as staging:
         model.save_pretrained(str(staging))
-        write_manifest(staging, _manifest_key(source, pca_dims))
+        write_manifest(staging, key)
 
 
 def distilled_model_dir(
@@ -136,21 +151,24 @@ def distilled_model_dir(
 ) -> Path:
     """The cached model2vec directory distilled from ``model``, distilling it on first use.
 
-    The folder is ``<cache_dir>/<model>-model2vec-<key>`` (``cache_dir`` defaults to
-    ``<cache>/vectors``, see :func:`default_cache_dir`); the key changes with the model's files,
-    ``pca_dims`` and the model2vec version, so a stale copy is never read. A folder that does
-    not match its manifest is discarded (one
+    The folder is ``<cache_dir>/model2vec-<key>`` (``cache_dir`` defaults to ``<cache>/vectors``,
+    see :func:`default_cache_dir`), where the key is a SHA-256 of :func:`distillation_key`: the
+    full content of the model's files (never their path: every virtual environment that installs
+    the same model shares one distillation), ``pca_dims`` and the model2vec version. A changed
+    byte of the model makes a new key, so a stale copy is never read. A folder that does not
+    match its manifest (which holds the whole key) is discarded (one
     :class:`~sts_extras.integrity.CacheDiscardedWarning`) and distilled again.
     """
     root = (
         Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir() / "vectors"
     )
-    source = model.location
-    target = root / f"{_slug(model.display)}-model2vec-{distillation_key(source, pca_dims)}"
+    identity, source = _files(model)
+    key = distillation_key(identity, pca_dims)
+    target = root / distillation_name(key)
     if os.path.lexists(target):
-        reason = verify_manifest(target, _manifest_key(source, pca_dims))
+        reason = verify_manifest(target, key)
         if reason is None:
             return target
         discard(target, reason)
-    distill_to(source, target, pca_dims)
+    distill_to(source, target, pca_dims, key=key)
     return target

@@ -6,6 +6,8 @@ file or mapping.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -73,6 +75,17 @@ class SIFWeights:
                 self, "_frequencies", {word: float(c) / total for word, c in raw.items()}
             )
 
+    @property
+    def identity(self) -> str:
+        """What decides the weights, without any path: ``a`` and either the SHA-256 of the
+        frequencies (from ``counts``) or ``wordfreq``'s language and version."""
+        if self._frequencies is not None:
+            table = json.dumps(sorted(self._frequencies.items()), ensure_ascii=False)
+            source = "sha256:" + hashlib.sha256(table.encode("utf-8", "surrogatepass")).hexdigest()
+        else:
+            source = f"wordfreq:{self.lang}:{_wordfreq_version()}"
+        return json.dumps({"a": float(self.a), "frequencies": source}, sort_keys=True)
+
     def frequency(self, word: str) -> float:
         """``p(w)`` of one word."""
         word = strip_subword_marker(word)
@@ -88,6 +101,15 @@ class SIFWeights:
         return np.array(
             [self.a / (self.a + self.frequency(word)) for word in words], dtype=np.float64
         )
+
+
+def _wordfreq_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("wordfreq")
+    except PackageNotFoundError:
+        return None
 
 
 def _read_counts(path: Path) -> dict[str, float]:

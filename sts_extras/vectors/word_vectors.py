@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy as _copy
 import hashlib
+import json
 import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -36,6 +37,7 @@ from sts_extras.vectors.formats import (
     read_text_vectors,
     read_word2vec_binary,
 )
+from sts_extras.vectors.identity import array_digest, callable_identity, table_digest
 from sts_extras.vectors.tokenization import TokenizedSentences, Vocabulary
 
 __all__ = ["OOVWarning", "WordVectors"]
@@ -130,6 +132,9 @@ class WordVectors:
         self._oov_vector = oov_vector
         self._extra_words: list[str] = []
         self._extra_rows: list[np.ndarray] = []
+        # gensim fastText vectors whose n-gram table gives unknown words their vectors
+        self._subwords: Any = None
+        self._table_identity: str | None = None
         self._fingerprint: str | None = None
 
     # ---------------------------------------------------------------- basic properties
@@ -163,28 +168,76 @@ class WordVectors:
         return self._oov_vector is not None
 
     @property
+    def table_identity(self) -> str:
+        """SHA-256 (hex) of every row of the table, the words in row order and, for fastText,
+        the subword n-gram table: what decides the vector of each token.
+
+        Computed once per object (about 1 s per GB of vectors); the table must not be changed in
+        place afterwards.
+        """
+        if self._table_identity is None:
+            extra = "" if self._subwords is None else _subword_identity(self._subwords)
+            self._table_identity = table_digest(self.words, self._table, extra=extra)
+        return self._table_identity
+
+    @property
+    def identity(self) -> str | None:
+        """``"sha256:<hex>"`` naming the table (:attr:`table_identity`) and the tokenisation,
+        or None when a tokeniser or out-of-vocabulary function was given as an arbitrary
+        callable (its behaviour has no digest: scores made with it are never cached).
+
+        Neither the name nor the file the vectors came from is part of it: the same vectors read
+        from two places are one identity, and any changed value, word, row order or tokenisation
+        setting is another.
+        """
+        settings = self._tokenization_settings()
+        if settings is None:
+            return None
+        digest = hashlib.sha256(self.table_identity.encode("ascii"))
+        digest.update(json.dumps(settings, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        return f"sha256:{digest.hexdigest()}"
+
+    @property
     def fingerprint(self) -> str:
-        """A short hash of the table (shape, dtype, sampled rows, column sums) and tokenisation."""
+        """16 hex digits naming the vectors in MTEB's revision: from :attr:`identity` (the full
+        content), or where that is None from the table and the callables' names."""
         if self._fingerprint is None:
-            digest = hashlib.blake2b(digest_size=8)
-            table = self._table
-            digest.update(repr((table.shape, str(table.dtype))).encode())
-            digest.update(np.ascontiguousarray(table[:64]).tobytes())
-            digest.update(np.ascontiguousarray(table[-64:]).tobytes())
-            digest.update(np.asarray(table.sum(axis=0, dtype=np.float64)).round(6).tobytes())
-            digest.update("\n".join(self.words[:1000]).encode())
-            vocabulary = self.vocabulary
-            pattern = getattr(vocabulary.tokenizer, "pattern", repr(vocabulary.tokenizer))
-            settings = (
-                pattern,
-                vocabulary.lowercase,
-                vocabulary.split_compounds,
-                sorted(vocabulary.stop_words or ()),
-                self.has_subwords,
-            )
-            digest.update(repr(settings).encode())
-            self._fingerprint = digest.hexdigest()
+            identity = self.identity
+            if identity is None:
+                names = [
+                    _callable_name(self.vocabulary.tokenizer),
+                    _callable_name(self._oov_vector),
+                ]
+                identity = hashlib.sha256(
+                    json.dumps([self.table_identity, names]).encode("utf-8")
+                ).hexdigest()
+            self._fingerprint = identity.removeprefix("sha256:")[:16]
         return self._fingerprint
+
+    def _tokenization_settings(self) -> dict[str, Any] | None:
+        """The tokenisation as JSON-able values; None when a callable in it has no identity."""
+        vocabulary = self.vocabulary
+        if self._oov_vector is not None and self._subwords is None:
+            return None  # a user's own out-of-vocabulary function
+        tokenizer: str | None = None
+        if vocabulary.tokenizer is not None:
+            tokenizer = callable_identity(vocabulary.tokenizer)
+            if tokenizer is None:
+                return None
+        hf_tokenizer: str | None = None
+        if vocabulary.hf_tokenizer is not None:
+            to_str = getattr(vocabulary.hf_tokenizer, "to_str", None)
+            if not callable(to_str):
+                return None
+            hf_tokenizer = hashlib.sha256(to_str().encode("utf-8", "surrogatepass")).hexdigest()
+        return {
+            "tokenizer": tokenizer,
+            "hf_tokenizer": hf_tokenizer,
+            "lowercase": vocabulary.lowercase,
+            "split_compounds": vocabulary.split_compounds,
+            "stop_words": None if vocabulary.stop_words is None else sorted(vocabulary.stop_words),
+            "subwords": self.has_subwords,
+        }
 
     # ---------------------------------------------------------------- text -> rows
     def tokenize(self, text: str) -> list[str]:
@@ -274,7 +327,7 @@ class WordVectors:
         )
         copy._extra_words = list(self._extra_words)
         copy._extra_rows = list(self._extra_rows)
-        copy._fingerprint = None
+        copy._fingerprint = None  # the table identity is shared: same table
         return copy
 
     # ---------------------------------------------------------------- constructors
@@ -327,7 +380,9 @@ class WordVectors:
         ):
             oov = kv.get_vector
         label = name or f"gensim-{len(kv.index_to_key)}x{kv.vector_size}"
-        return cls(kv.index_to_key, kv.vectors, name=label, oov_vector=oov, **options)
+        vectors = cls(kv.index_to_key, kv.vectors, name=label, oov_vector=oov, **options)
+        vectors._subwords = kv if oov is not None else None
+        return vectors
 
     @classmethod
     def from_word2vec(
@@ -559,6 +614,26 @@ class WordVectors:
     def _with_source(self, source: str) -> WordVectors:
         self.source = source
         return self
+
+
+def _subword_identity(kv: Any) -> str:
+    """SHA-256 (hex) of a gensim fastText model's n-gram table and the settings that index it."""
+    digest = hashlib.sha256(
+        json.dumps(
+            [int(kv.bucket), int(getattr(kv, "min_n", 0)), int(getattr(kv, "max_n", 0))]
+        ).encode("ascii")
+    )
+    return array_digest(kv.vectors_ngrams, digest).hexdigest()
+
+
+def _callable_name(function: Any) -> str | None:
+    """A callable by its import path: a label, not an identity (see ``identity``)."""
+    if function is None:
+        return None
+    inner = getattr(function, "__func__", function)
+    return (
+        f"{getattr(inner, '__module__', '')}.{getattr(inner, '__qualname__', type(inner).__name__)}"
+    )
 
 
 def _trust(trust_pickle: Any) -> bool:
