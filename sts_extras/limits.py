@@ -28,6 +28,7 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_BALLOTS",
+    "MAX_BINS",
     "MAX_BOOTSTRAP_VALUES",
     "MAX_CAMPAIGN_REPS",
     "MAX_ITEMS",
@@ -52,6 +53,11 @@ MAX_RESAMPLED_ITEMS = 10_000_000_000
 #: Most bootstrap values held at once, ``n_resamples * models`` (the all-pairs comparison keeps
 #: every model's distribution and its ranks): 10^8, i.e. 0.8 GB per float64 array.
 MAX_BOOTSTRAP_VALUES = 100_000_000
+
+#: Most equal-width or equal-count segments of the scaled Pearson (``bins``, ``--bins``): 10^6.
+#: A segment needs 3 items for a correlation, so more bins than items are empty; 10^6 edges hold
+#: 8 MB (an unchecked 10^12 allocated 8 TB for the edges).
+MAX_BINS = 1_000_000
 
 # --- power simulation ------------------------------------------------------------------------
 #: Most simulated samples (``n_simulations``, ``--simulations``): 10^7, about 1 min at small n

@@ -173,6 +173,14 @@ def test_power_simulation_refuses_a_trillion_simulations(capsys):
     assert out == ""
 
 
+def test_scaled_pearson_refuses_a_trillion_bins():
+    from sts_extras.stats.correlation import scaled_pearson
+
+    a, _, gold = _three_systems()
+    with pytest.raises(UserInputError, match=f"`bins` must be at most {limits.MAX_BINS}"):
+        scaled_pearson(a, gold, bins=_HUGE)
+
+
 def test_leaderboard_refuses_a_trillion_resamples():
     from sts_extras.leaderboard.resolve import check_n_resamples
 

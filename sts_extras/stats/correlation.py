@@ -29,12 +29,13 @@ from sts_extras._validation import (
     as_float_vector,
     as_paired_vectors,
     check_choice,
+    check_count,
     check_non_negative_weights,
     check_not_constant,
-    check_positive_int,
     unit_scaled,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.limits import MAX_BINS
 
 __all__ = [
     "ScaledPearsonResult",
@@ -128,7 +129,7 @@ def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, clo
             f"`bins` must be a positive int or a sequence of score edges, got {bins!r}."
         )
     if isinstance(bins, Integral):
-        k = check_positive_int(bins, "bins")
+        k = check_count(bins, "bins", MAX_BINS, why="more bins than items are empty")
         if strategy == "count":
             if score_range is not None:
                 raise UserInputError(
