@@ -176,6 +176,10 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], np.ndarra
                 vector = np.array(parts[1:], dtype=np.float32)
             except ValueError:
                 bad = next(value for value in parts[1:] if not _is_float(value))
+                if bad.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+                    raise UserInputError(
+                        f"{path}, line {number}: the vector of {parts[0]!r} holds NaN or inf."
+                    ) from None
                 raise UserInputError(
                     f"{path}, line {number}: {bad[:30]!r} is not a number."
                 ) from None
