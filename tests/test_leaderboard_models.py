@@ -243,7 +243,7 @@ def test_the_packaged_default_loses_nothing_by_not_going_through_mteb_get_model(
     for spec in ("all-MiniLM-L6-v2", DEFAULT_MODEL):
         (entry,) = resolve_models([spec], None)
         assert entry.kind == "sentence-transformers" and entry.name == "all-MiniLM-L6-v2"
-        assert json.loads(entry.identity)["content"].startswith("sha256:")  # its local files
+        assert json.loads(entry.identity)["content"].startswith("xxh3-128:")  # its local files
 
 
 def test_registry_model_not_cached_offline_fails_before_any_work(env, tmp_path, hub_cache):

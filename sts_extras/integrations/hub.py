@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sts_extras.errors import UserInputError
-from sts_extras.io.content import folder_content_digest
+from sts_extras.io.content import CONTENT_HASH, folder_content_digest
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -286,7 +286,7 @@ def snapshot_dir(repo_id: str, revision: str | None = None) -> Path | None:
 
 
 def source_identity(source: ModelSource) -> str | None:
-    """What the files of a model are, without any path: ``"sha256:<hex>"`` for a folder on this
+    """What the files of a model are, without any path: ``"xxh3-128:<hex>"`` for a folder on this
     machine (:func:`sts_extras.io.folder_content_digest`: every byte of every file, memoised by
     stat), ``"hub:<repo id>@<commit>"`` for a Hub model in the local Hugging Face cache (the
     commit names every file's content), None for a Hub model not downloaded yet.
@@ -295,6 +295,6 @@ def source_identity(source: ModelSource) -> str | None:
     another.
     """
     if source.local is not None:
-        return f"sha256:{folder_content_digest(source.local)}"
+        return f"{CONTENT_HASH}:{folder_content_digest(source.local)}"
     snapshot = snapshot_dir(source.name)
     return f"hub:{source.name}@{snapshot.name}" if snapshot is not None else None

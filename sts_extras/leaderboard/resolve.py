@@ -329,11 +329,11 @@ def model_identity(kind: str, **fields: Any) -> str:
 
 def _model_revision(source: ModelSource, identity: str | None) -> str:
     """The revision naming a sentence-transformers model's files in MTEB's results and caches:
-    ``local-<16 hex digits of the folder's SHA-256>``, or a Hub model's commit."""
+    ``local-<16 hex digits of the folder's content hash>``, or a Hub model's commit."""
     if identity is None:  # a Hub model not yet downloaded
         return "no_revision_available"
     if source.local is not None:
-        return f"local-{identity.removeprefix('sha256:')[:16]}"
+        return f"local-{identity.partition(':')[2][:16]}"
     return identity.rpartition("@")[2]
 
 

@@ -12,12 +12,13 @@ second, little beside the tens of seconds its text file takes to read.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
+from sts_extras.io.content import content_hasher
 
 __all__ = ["array_digest", "callable_identity", "table_digest"]
 
@@ -33,14 +34,14 @@ def array_digest(array: Any, digest: Any = None) -> Any:
     array : array_like
         Any numeric array.
     digest : hashlib hash, optional
-        The hash to update; a new SHA-256 by default.
+        The hash to update; a new :func:`~sts_extras.io.content.content_hasher` by default.
 
     Returns
     -------
     hashlib hash
         ``digest``, updated.
     """
-    digest = digest if digest is not None else hashlib.sha256()
+    digest = digest if digest is not None else content_hasher()
     table = np.asarray(array)
     little = table.dtype.newbyteorder("<")
     digest.update(json.dumps([little.str, list(table.shape)]).encode("ascii"))
@@ -56,7 +57,8 @@ def array_digest(array: Any, digest: Any = None) -> Any:
 
 
 def table_digest(words: Sequence[str], table: Any, *, extra: str = "") -> str:
-    """SHA-256 (hex) of a vector table, its words in row order, and ``extra`` (e.g. subwords).
+    """The content hash (:data:`~sts_extras.io.content.CONTENT_HASH`, hex) of a vector table,
+    its words in row order, and ``extra`` (e.g. subwords).
 
     Parameters
     ----------
@@ -68,7 +70,8 @@ def table_digest(words: Sequence[str], table: Any, *, extra: str = "") -> str:
         Anything else that decides the vectors the table gives (the identity of fastText's
         subword n-gram table).
     """
-    digest = hashlib.sha256(b"sts-extras word vectors v1\0")
+    digest = content_hasher()
+    digest.update(b"sts-extras word vectors v1\0")
     # JSON quotes every word: no separator inside a word can make two lists hash alike
     names = json.dumps(list(words), ensure_ascii=False).encode("utf-8", "surrogatepass")
     digest.update(len(names).to_bytes(8, "big") + names)

@@ -22,6 +22,7 @@ import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
 from sts_extras.integrations.hub import resolve_sentence_transformer
+from sts_extras.io.content import content_hasher
 from sts_extras.optional import requires_extra
 from sts_extras.vectors.distill import distilled_model_dir
 from sts_extras.vectors.formats import (
@@ -617,8 +618,10 @@ class WordVectors:
 
 
 def _subword_identity(kv: Any) -> str:
-    """SHA-256 (hex) of a gensim fastText model's n-gram table and the settings that index it."""
-    digest = hashlib.sha256(
+    """The content hash (hex) of a gensim fastText model's n-gram table and the settings that
+    index it."""
+    digest = content_hasher()
+    digest.update(
         json.dumps(
             [int(kv.bucket), int(getattr(kv, "min_n", 0)), int(getattr(kv, "max_n", 0))]
         ).encode("ascii")
