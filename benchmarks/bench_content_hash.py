@@ -25,6 +25,7 @@ What is printed:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import os
 import shutil
@@ -64,7 +65,13 @@ def time_hash(model: Path, repeat: int) -> dict[str, float]:
             content._MEMO.clear()
             content.folder_content_digest(model, memo_dir=memo)
 
+        def sha256_cold() -> None:  # the algorithm first tried, as a baseline
+            for path in sorted(p for p in model.rglob("*") if p.is_file()):
+                with open(path, "rb") as handle:
+                    hashlib.file_digest(handle, "sha256")
+
         return {
+            "SHA-256, cold": best_of(repeat, sha256_cold),
             "cold": best_of(repeat, cold),
             "memo on disk": best_of(repeat, memo_on_disk),
             "memo in process": best_of(
@@ -100,7 +107,7 @@ def time_table_identity(rows: int, dim: int) -> float:
     words = [f"w{i}" for i in range(rows)]
     vectors = WordVectors.from_arrays(words, table)
     start = time.perf_counter()
-    assert len(vectors.table_identity) == 64
+    assert len(vectors.table_identity) == 32
     return time.perf_counter() - start
 
 
@@ -147,19 +154,21 @@ def main() -> None:
         print(f"SentenceTransformer(path), {what + ':':20s} {seconds:8.3f} s")
     for what, seconds in hashes.items():
         print(
-            f"folder_content_digest, {what + ':':16s} {seconds:8.4f} s ({size / 1e6 / seconds:,.0f}"
+            f"folder hash, {what + ':':16s} {seconds:8.4f} s ({size / 1e6 / seconds:,.0f}"
             f" MB/s) = {100 * seconds / loads['import + first load']:5.2f}% of import + first "
             f"load, {100 * seconds / loads['warm load']:6.1f}% of a warm load"
         )
-    # a run pays the memoised hash; the cold one is paid once per machine and file, by the first
-    # run, which also imports sentence-transformers and loads the model
+    # the strictest reading of the target: the cold hash (no memo) against the first load alone
+    # (without the import of sentence-transformers and torch that every run which loads it pays)
     met = (
         hashes["memo on disk"] < 0.1 * loads["warm load"]
-        and hashes["cold"] < 0.1 * loads["import + first load"]
+        and hashes["cold"] < 0.1 * loads["first load"]
     )
     print(
-        "target (memoised hash < 10% of a warm load, cold hash < 10% of import + first load): "
+        "target (memoised hash < 10% of a warm load, cold hash < 10% of the first load): "
         + ("met" if met else "NOT met")
+        + f"; cold XXH3-128 is {100 * hashes['cold'] / loads['first load']:.1f}% of the first "
+        f"load, SHA-256 would be {100 * hashes['SHA-256, cold'] / loads['first load']:.1f}%"
     )
 
     seconds = time_table_identity(args.rows, args.dim)
