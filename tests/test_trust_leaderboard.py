@@ -426,6 +426,32 @@ def test_task_names_that_share_a_file_name_are_refused_before_any_model_runs(
     assert not (output / "cells").exists()
 
 
+def test_the_comparisons_work_is_bounded_before_any_model_runs(
+    env, vectors_file, tmp_path, monkeypatch
+):
+    """--n-resamples under its own ceiling can still ask for too much work on a large task:
+    resamples x pairs is checked when the task is read, not when the models are compared."""
+    from sts_extras.leaderboard import pipeline
+    from sts_extras.limits import MAX_RESAMPLED_ITEMS, MAX_RESAMPLES
+
+    pairs = MAX_RESAMPLED_ITEMS // MAX_RESAMPLES + 1
+    task = tmp_path / "large.csv"
+    lines = ["sentence1,sentence2,score"]
+    lines += [f"cat {i} sleeps,dog {i % 97} barks,{i % 5}" for i in range(pairs)]
+    task.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def no_model_runs(*args, **kwargs):
+        raise AssertionError("a model ran before the work was bounded")
+
+    monkeypatch.setattr(pipeline, "evaluate_cells", no_model_runs)
+    code, _, err = _cli(
+        "--vectors", str(vectors_file), "--task", str(task), "--n-resamples", str(MAX_RESAMPLES),
+        "--no-figures", "--no-progress", "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert code == 2
+    assert "--n-resamples" in _one_line(err) and str(MAX_RESAMPLED_ITEMS) in _one_line(err)
+
+
 def test_slug_is_the_one_file_name_rule():
     for name in ("avg-cos (tiny)", "DynaMax-Jaccard (glove-6b-50d)", "tiny-st", "DSCS", "STS22.v2"):
         assert slug(name) == file_name(name)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sts_extras._validation import check_choice, check_positive_int
+from sts_extras._validation import check_choice, check_count, check_positive_int
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import write_manifest
 from sts_extras.io.paths import check_distinct_file_names, check_file_name
@@ -62,7 +62,9 @@ from sts_extras.leaderboard.writers import (
     check_figure_formats,
     write_reports,
 )
+from sts_extras.limits import MAX_BINS
 from sts_extras.optional import check_installed
+from sts_extras.stats.model_comparison import check_comparison_size
 
 __all__ = [
     "DEFAULT_OUTPUT",
@@ -440,6 +442,10 @@ def _prepare(
         check_file_name(name, f"the task name {name!r}")
     check_distinct_file_names(names, "the tasks' names", empty="task")
     check_distinct_file_names([entry.name for entry in entries], "the models' display names")
+    units = {name: task_units(task) for name, task in zip(names, task_objects, strict=True)}
+    for task_unit in (unit for listed in units.values() for unit in listed):
+        # the work of the comparisons is bounded now, not after every model has run
+        check_comparison_size(n_resamples, task_unit.gold.size, len(entries), "--n-resamples")
     plan = Plan(
         models=tuple(entry.name for entry in entries),
         tasks=tuple(names),
@@ -465,7 +471,7 @@ def _prepare(
         workers=workers,
         dask_scheduler=dask_scheduler,
         gpu_per_cell=gpu_per_cell,
-        units={name: task_units(task) for name, task in zip(names, task_objects, strict=True)},
+        units=units,
     )
 
 
@@ -576,7 +582,7 @@ def check_statistics_options(
     from sts_extras.stats.multiple import ADJUST_METHODS
 
     resolve.check_n_resamples(n_resamples)
-    check_positive_int(bins, "bins")
+    check_count(bins, "bins", MAX_BINS, why="more bins than items are empty")
     check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
     check_choice(test, "test", DEPENDENT_METHODS)
     check_choice(adjust, "adjust", ADJUST_METHODS)

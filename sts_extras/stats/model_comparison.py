@@ -63,6 +63,7 @@ __all__ = [
     "MeanRankResult",
     "ModelComparisonResult",
     "PairComparison",
+    "check_comparison_size",
     "compare_models",
     "mean_rank_across_tasks",
     "top_model_detectable_deltas",
@@ -270,6 +271,24 @@ def _pair_tests(matrix, n, method, alternative, statistic):
     return first, second, statistics, pvalues, errors
 
 
+def check_comparison_size(
+    n_resamples: Any, n_items: int, n_models: int, name: str = "n_resamples"
+) -> int:
+    """``n_resamples`` if a comparison of ``n_models`` models on ``n_items`` items with it stays
+    within the ceilings of :mod:`sts_extras.limits` (resamples, resampled items, bootstrap
+    values held at once); a :class:`~sts_extras.errors.UserInputError` naming ``name``
+    otherwise. :func:`compare_models` calls it first, and the leaderboard before any model runs.
+    """
+    n_resamples = check_resample_count(n_resamples, n_items, name)
+    check_work(
+        {name: n_resamples, "models": n_models},
+        MAX_BOOTSTRAP_VALUES,
+        what="bootstrap values held at once",
+        name=name,
+    )
+    return n_resamples
+
+
 def compare_models(
     references: Any,
     predictions: Mapping[str, Any],
@@ -357,13 +376,7 @@ def compare_models(
     names, reference, matrix_x, statistic, method, alternative, adjust, level = _compare_models_iv(
         references, predictions, statistic, method, alternative, adjust, confidence_level
     )
-    n_resamples = check_resample_count(n_resamples, reference.size)
-    check_work(
-        {"n_resamples": n_resamples, "models": len(names)},
-        MAX_BOOTSTRAP_VALUES,
-        what="bootstrap values held at once",
-        name="n_resamples",
-    )
+    n_resamples = check_comparison_size(n_resamples, reference.size, len(names))
     if n_resamples < MIN_RECOMMENDED_RESAMPLES:
         warnings.warn(
             f"n_resamples={n_resamples} is below {MIN_RECOMMENDED_RESAMPLES}: the interval's end "
