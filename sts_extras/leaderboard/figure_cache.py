@@ -89,7 +89,7 @@ def _kept(key: str, source: Path, output: Path) -> list[Path] | None:
     except (OSError, UserInputError):  # none yet, changed, or not ours: draw
         return None
     if source != output:
-        atomic_write_text(output / STAMP_FILE, record.model_dump_json())
+        atomic_write_text(output / STAMP_FILE, json.dumps(record.model_dump()))
     return paths
 
 
