@@ -601,3 +601,38 @@ def test_a_mutated_cell_record_is_refused_or_reads_the_same_numbers(shards, tmp_
     assert cell.pearson == record["pearson"]
     assert all(value is None or type(value) is float for value in cell.pearson.values())
     assert list(cell.files) == record["files"] and cell.error == record["error"]
+
+
+def test_a_planted_swap_journal_cannot_move_or_remove_files_elsewhere(tmp_path):
+    """The swap journal and manifest in an --output are read back by the next run (to complete
+    an interrupted swap): from a folder others may have written to, they are records from
+    outside, and their names are confined to the output."""
+    from sts_extras.leaderboard.report_set import COMMIT_JOURNAL, recover_output
+
+    output, home = tmp_path / "out", tmp_path / "home"
+    output.mkdir()
+    home.mkdir()
+    precious = home / "precious.txt"
+    precious.write_text("mine", encoding="utf-8")
+    (output / "lnk").symlink_to(home)
+    planted = tmp_path / ".sts-extras-staging-evil"
+    planted.mkdir()
+    (planted / "leaderboard.md").write_text("planted", encoding="utf-8")
+    (output / ".sts-extras-staging-x").symlink_to(planted)
+    journals = [
+        {"staging": "../.sts-extras-staging-evil", "files": ["leaderboard.md"], "remove": {}},
+        {"staging": ".sts-extras-staging-x", "files": ["leaderboard.md"], "remove": {}},
+        {
+            "staging": ".sts-extras-staging-y",
+            "files": [],
+            "remove": {"lnk/precious.txt": [4, file_digest(precious)]},
+        },
+        {"staging": "not-ours", "files": [], "remove": {}},
+    ]
+    for journal in journals:
+        (output / COMMIT_JOURNAL).write_text(json.dumps(journal), encoding="utf-8")
+        recover_output(output)
+        assert precious.read_text(encoding="utf-8") == "mine", journal
+        assert (planted / "leaderboard.md").is_file(), journal
+        assert not (output / "leaderboard.md").exists(), journal
+        assert not (output / COMMIT_JOURNAL).exists(), journal

@@ -14,23 +14,28 @@ journal, and the next run completes that swap before it starts (:func:`recover_o
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import (
     MANIFEST_FILE,
+    Manifest,
     atomic_write_text,
     file_digest,
     folder_digests,
 )
+from sts_extras.io.paths import check_file_name, confined_path
+from sts_extras.io.records import Record, read_record
+from sts_extras.leaderboard.records import RelativeName
 
 __all__ = [
     "COMMIT_JOURNAL",
@@ -55,6 +60,23 @@ _LAST = (
     "leaderboard.md",
     MANIFEST_FILE,
 )
+
+
+def _staging_name(name: str) -> str:
+    check_file_name(name, "the staging folder")
+    if not name.startswith(STAGING_PREFIX):
+        raise ValueError(f"{name!r} is not a staging folder of sts-extras")
+    return name
+
+
+class CommitJournal(Record):
+    """The journal of a swap (:data:`COMMIT_JOURNAL`), as read back from an output folder that
+    others may have written to: the staging folder (one plain name inside the output), the files
+    to rename in, and the files of the previous set to remove if still as written."""
+
+    staging: Annotated[str, AfterValidator(_staging_name)]
+    files: tuple[RelativeName, ...]
+    remove: dict[RelativeName, tuple[int, str]]
 
 
 class OutputWriteError(UserInputError):
@@ -125,24 +147,28 @@ def staging_folder(output: Path) -> Iterator[Path]:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def _journal_staging(output: Path) -> str | None:
+def _read_journal(output: Path) -> CommitJournal | None:
+    """The swap journal of ``output``; None when there is none or it is not one of ours."""
     try:
-        return json.loads((output / COMMIT_JOURNAL).read_text(encoding="utf-8"))["staging"]
-    except (OSError, ValueError, KeyError, TypeError):
+        return read_record(CommitJournal, output / COMMIT_JOURNAL, "the swap journal")
+    except (OSError, ValueError):
         return None
 
 
-def _listed(output: Path) -> dict[str, list[Any]]:
-    """``{relative path: [size, digest]}`` of the set the manifest of ``output`` records."""
+def _journal_staging(output: Path) -> str | None:
+    journal = _read_journal(output)
+    return None if journal is None else journal.staging
+
+
+def _listed(output: Path) -> dict[str, tuple[int, str]]:
+    """``{relative path: (size, digest)}`` of the set the manifest of ``output`` records."""
     try:
-        files = json.loads((output / MANIFEST_FILE).read_text(encoding="utf-8"))["files"]
-        listed = {}
-        for name, (size, digest) in files.items():
-            _relative(name)
-            listed[name] = [size, digest]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        manifest = read_record(Manifest, output / MANIFEST_FILE, "the report set's manifest")
+        for name in manifest.files:
+            confined_path(output, name, "the report set's manifest")
+    except (OSError, ValueError):
         return {}  # no earlier set of ours (or an unreadable record): nothing is removed
-    return listed
+    return dict(manifest.files)
 
 
 def commit(staging: Path, output: Path) -> None:
@@ -166,23 +192,29 @@ def commit(staging: Path, output: Path) -> None:
     for name in new:  # durable before the journal points at them
         with contextlib.suppress(OSError), open(staging / name, "rb") as handle:
             os.fsync(handle.fileno())
-    journal = {"staging": staging.name, "files": files, "remove": remove}
+    journal = CommitJournal(staging=staging.name, files=tuple(files), remove=remove)
     with _signals_held(), _lock(output):
-        atomic_write_text(output / COMMIT_JOURNAL, json.dumps(journal))
+        atomic_write_text(output / COMMIT_JOURNAL, journal.model_dump_json())
         _finish(output, journal)
 
 
-def _finish(output: Path, journal: Mapping[str, Any]) -> None:
-    """Carry out a swap journal; safe to repeat after an interruption."""
-    staging = output / _relative(journal["staging"])
-    for name in journal["files"]:
-        source = staging / _relative(name)
-        if source.is_file():  # else renamed in before the interruption
-            (output / _relative(name)).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(source, output / _relative(name))
-    for name, (size, digest) in journal["remove"].items():
-        path = output / _relative(name)
-        if not path.is_file():
+def _finish(output: Path, journal: CommitJournal) -> None:
+    """Carry out a swap journal; safe to repeat after an interruption. Every name is confined to
+    the output (:func:`~sts_extras.io.paths.confined_path`): a journal planted in the folder
+    cannot move or remove a file elsewhere."""
+    what = f"the swap journal of {output}"
+    staging = confined_path(output, journal.staging, what)
+    if staging.is_symlink():
+        raise UserInputError(f"{what}: {journal.staging!r} is a symbolic link")
+    for name in journal.files:
+        source = confined_path(staging, name, what)
+        target = confined_path(output, name, what)
+        if source.is_file() and not source.is_symlink():  # else renamed in before
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+    for name, (size, digest) in journal.remove.items():
+        path = confined_path(output, name, what)
+        if not path.is_file() or path.is_symlink():
             continue
         if path.stat().st_size == size and file_digest(path) == digest:  # still ours
             path.unlink()
@@ -195,14 +227,6 @@ def _finish(output: Path, journal: Mapping[str, Any]) -> None:
     shutil.rmtree(staging, ignore_errors=True)
 
 
-def _relative(name: str) -> Path:
-    """``name`` from a manifest or journal as a path that stays inside the output."""
-    path = Path(name)
-    if path.is_absolute() or ".." in path.parts or not path.parts:
-        raise ValueError(f"{name!r} is not a path inside the output")
-    return path
-
-
 def recover_output(output: str | os.PathLike) -> None:
     """Tidy what an interrupted run left in ``output``: complete a swap it was killed in (from its
     journal) and remove its staging folder. A run calls this first; it leaves the staging folder
@@ -213,10 +237,12 @@ def recover_output(output: str | os.PathLike) -> None:
     with _lock(folder):
         journal_path = folder / COMMIT_JOURNAL
         if journal_path.is_file():
+            journal = _read_journal(folder)
             try:
-                journal = json.loads(journal_path.read_text(encoding="utf-8"))
+                if journal is None:
+                    raise UserInputError("not a journal of sts-extras")
                 _finish(folder, journal)
-            except (ValueError, KeyError, TypeError):  # not a journal we wrote: drop it
+            except UserInputError:  # not a journal we wrote, or it points out: drop it
                 journal_path.unlink(missing_ok=True)
         for leftover in folder.glob(STAGING_PREFIX + "*"):
             if leftover.is_dir() and not leftover.is_symlink():
