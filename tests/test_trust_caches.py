@@ -345,3 +345,59 @@ def test_the_identity_does_not_depend_on_names(name: str) -> None:
     base = WordVectors.from_arrays(_WORDS, _ROWS, name="base")
     renamed = WordVectors.from_arrays(_WORDS, _ROWS.copy(), name=name, source=f"/x/{name}")
     assert renamed.identity == base.identity
+
+
+# --------------------------------------------------------------------------------------------
+# records read back from caches and model folders are validated like any file from outside
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"pearson": [["default", "test", True]]},  # a boolean is no correlation
+        {"pearson": [["default", "test", "0.9"]]},
+        {"mteb_revision": 3},
+        {"extra": 1},
+    ],
+)
+def test_a_stored_evaluation_with_a_malformed_record_is_discarded(tmp_path, change):
+    from sts_extras.integrity import CacheDiscardedWarning, write_manifest
+    from sts_extras.leaderboard.evaluation_store import EvaluationStore
+
+    store = EvaluationStore(tmp_path / "evaluations", "m" * 20)
+    prediction = tmp_path / "DSCS_predictions.json"
+    prediction.write_text("{}", encoding="utf-8")
+    store.save(
+        "t" * 20,
+        [prediction],
+        mteb_name="local/m",
+        mteb_revision="local-1",
+        run_settings=[],
+        pearson={("default", "test"): 0.5},
+    )
+    assert store.lookup({"DSCS": "t" * 20}) is not None
+    folder = store.folder / ("t" * 20)
+    record = json.loads((folder / "stored.json").read_text(encoding="utf-8"))
+    (folder / "stored.json").write_text(json.dumps({**record, **change}), encoding="utf-8")
+    write_manifest(folder, {"model": store.key, "task": "t" * 20})  # the manifest agrees
+    with pytest.warns(CacheDiscardedWarning, match="stored.json is unreadable"):
+        assert store.lookup({"DSCS": "t" * 20}) is None
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"words": "abc"},  # a string, not a list of words
+        {"words": ["a", 1]},
+        {"words": ["a"], "lowercase": "no"},
+        {"words": ["a"], "pattern": 5},
+        {"words": ["a"], "unknown": True},
+    ],
+)
+def test_a_saved_tokenizer_config_is_validated(config):
+    from sts_extras.io.records import RecordError
+    from sts_extras.vectors.tokenization import Vocabulary
+
+    with pytest.raises(RecordError, match="tokenizer's config"):
+        Vocabulary.from_config(config)
+    assert Vocabulary.from_config({"words": ["a", "b"]}).words == ["a", "b"]

@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
+from sts_extras.io.records import Record, parse_record
+from sts_extras.io.text import read_json
 
 __all__ = [
     "NOT_EVALUATION_CODE",
@@ -129,6 +131,15 @@ def task_key(task_name: str, splits: Iterable[tuple[str, str, Mapping[str, list[
     return digest.hexdigest()
 
 
+class StoredRecord(Record):
+    """The store's own record of a stored task (:data:`_RECORD`), as read back."""
+
+    mteb_name: str
+    mteb_revision: str
+    run_settings: tuple[dict[str, Any], ...]
+    pearson: tuple[tuple[str, str, float | None], ...]
+
+
 @dataclass(frozen=True)
 class StoredTask:
     """One stored model × task evaluation.
@@ -187,16 +198,19 @@ class EvaluationStore:
             reason = verify_manifest(folder, self._manifest_key(key))
             if reason is None:
                 try:
-                    record = json.loads((folder / _RECORD).read_text(encoding="utf-8"))
+                    what = f"the stored evaluation {folder / _RECORD}"
+                    # MTEB's pearson is NaN for constant scores: read as None, as in the cells
+                    data = read_json(folder / _RECORD, what, non_finite_as_null=True)
+                    record = parse_record(StoredRecord, data, what)
                     found[name] = StoredTask(
                         folder,
-                        record["mteb_name"],
-                        record["mteb_revision"],
-                        record["run_settings"],
-                        {(subset, split): value for subset, split, value in record["pearson"]},
+                        record.mteb_name,
+                        record.mteb_revision,
+                        [dict(entry) for entry in record.run_settings],
+                        {(subset, split): value for subset, split, value in record.pearson},
                     )
                     continue
-                except (OSError, ValueError, KeyError, TypeError) as error:
+                except (OSError, ValueError) as error:
                     reason = f"{folder / _RECORD} is unreadable ({type(error).__name__})"
             discard(folder, reason)
             return None

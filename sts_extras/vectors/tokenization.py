@@ -19,6 +19,7 @@ import numpy as np
 
 from sts_extras._validation import as_sentence_list
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.io.records import Record, parse_record
 from sts_extras.optional import requires_extra
 
 __all__ = [
@@ -95,6 +96,18 @@ class TokenizedSentences:
     def dropped_share(self) -> float:
         """Share of tokens dropped (0 when there are no tokens)."""
         return self.n_dropped / self.n_tokens if self.n_tokens else 0.0
+
+
+class VocabularyConfig(Record):
+    """A :class:`Vocabulary` as saved by :meth:`Vocabulary.to_config` (the tokenizer config of a
+    saved word-vector model), read back as a validated record."""
+
+    words: tuple[str, ...]
+    pattern: str | None = None
+    hf_tokenizer: str | None = None
+    lowercase: bool = True
+    split_compounds: bool = True
+    stop_words: tuple[str, ...] | None = None
 
 
 class Vocabulary:
@@ -266,21 +279,22 @@ class Vocabulary:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Vocabulary:
-        """Inverse of :meth:`to_config`."""
+        """Inverse of :meth:`to_config`; the config (read from a model folder, which may come
+        from anyone) is parsed as a :class:`VocabularyConfig` record first."""
+        checked = parse_record(VocabularyConfig, config, "the word-vector tokenizer's config")
         hf_tokenizer = None
-        if config.get("hf_tokenizer"):
+        if checked.hf_tokenizer:
             with requires_extra("vectors"):
                 from tokenizers import Tokenizer
 
-            hf_tokenizer = Tokenizer.from_str(config["hf_tokenizer"])
-        pattern = config.get("pattern")
+            hf_tokenizer = Tokenizer.from_str(checked.hf_tokenizer)
         return cls(
-            config["words"],
-            tokenizer=RegexTokenizer(pattern) if pattern is not None else None,
+            list(checked.words),
+            tokenizer=RegexTokenizer(checked.pattern) if checked.pattern is not None else None,
             hf_tokenizer=hf_tokenizer,
-            lowercase=config.get("lowercase", True),
-            split_compounds=config.get("split_compounds", True),
-            stop_words=config.get("stop_words"),
+            lowercase=checked.lowercase,
+            split_compounds=checked.split_compounds,
+            stop_words=None if checked.stop_words is None else list(checked.stop_words),
         )
 
 
