@@ -18,7 +18,6 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
-import json
 import os
 import re
 import struct
@@ -30,6 +29,7 @@ import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.numbers import parse_number
+from sts_extras.io.text import read_json
 from sts_extras.optional import requires_extra
 
 __all__ = [
@@ -581,8 +581,10 @@ def file_stem(path: Path) -> str:
 
 
 def json_value(path: Path, key: str) -> Any:
-    """``key`` of the JSON object in ``path``; None if unreadable or missing."""
+    """``key`` of the JSON object in ``path``; None if unreadable, not an object, or missing
+    (a format sniff: read strictly, UTF-8 with or without a byte-order mark)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get(key)
-    except (OSError, ValueError, AttributeError):
+        data = read_json(path, "a model's config")
+    except (OSError, ValueError):
         return None
+    return data.get(key) if isinstance(data, dict) else None
