@@ -140,6 +140,22 @@ def test_a_rerun_after_a_change_in_the_middle_of_a_model_gives_the_clean_numbers
     assert rerun == clean
 
 
+def test_the_same_model_under_another_name_is_not_restored_under_the_first(
+    big_model, tmp_path, mteb_cache
+):
+    """MTEB's files name the model (``local/<folder>``): the same bytes in a folder of another
+    name share the content identity but not the stored evaluation, whose files carry the name."""
+    first, second = tmp_path / "first-name", tmp_path / "second-name"
+    shutil.copytree(big_model, first)
+    shutil.copytree(big_model, second)
+    _leaderboard(tmp_path / "cache", tmp_path / "a", models=[str(first)])
+    _leaderboard(tmp_path / "cache", tmp_path / "b", models=[str(second)])
+    written = json.loads(
+        next((tmp_path / "b" / "predictions").rglob("*_predictions.json")).read_text("utf-8")
+    )
+    assert written["mteb_model_meta"]["model_name"] == "local/second-name"
+
+
 # --------------------------------------------------------------------------------------------
 # a changed vectors file: never the old entry
 # --------------------------------------------------------------------------------------------

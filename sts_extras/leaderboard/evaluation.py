@@ -230,7 +230,9 @@ def evaluate_cell(
     encode_kwargs: Any = dict(ENCODE_KWARGS)
     task_name = task.metadata.name
     store = (
-        EvaluationStore(cache_dir / "evaluations", store_model_key(entry.identity, ENCODE_KWARGS))
+        EvaluationStore(
+            cache_dir / "evaluations", store_model_key(entry.identity, entry.name, ENCODE_KWARGS)
+        )
         if cache_dir is not None and entry.identity is not None
         else None
     )

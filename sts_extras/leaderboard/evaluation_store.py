@@ -115,11 +115,17 @@ def code_stamp(skip: tuple[str, ...] = ()) -> str:
     return digest.hexdigest()[:20]
 
 
-def model_key(identity: str, encode_options: Mapping[str, Any]) -> str:
-    """The store key of a model: identity, encode options, package versions, source stamp."""
+def model_key(identity: str, display_name: str, encode_options: Mapping[str, Any]) -> str:
+    """The store key of a model: identity, display name, encode options, package versions,
+    source stamp.
+
+    The display name is part of it because MTEB's files name the model (a local folder is
+    ``local/<display name>`` in MTEB's results): the same files under another name are evaluated
+    under that name, not restored with the first one's.
+    """
     versions = [_version(p) for p in ("sts-extras", "mteb", "sentence-transformers")]
     stamp = code_stamp(NOT_EVALUATION_CODE)
-    return _digest((identity, sorted(encode_options.items()), versions, stamp))
+    return _digest((identity, display_name, sorted(encode_options.items()), versions, stamp))
 
 
 def task_key(task_name: str, splits: Iterable[tuple[str, str, Mapping[str, list[Any]]]]) -> str:
