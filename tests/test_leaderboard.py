@@ -245,7 +245,7 @@ def test_encodings_are_cached(board, env):
         (["--model", "all-MiniLM-L6-v3"], r"not found .* Close matches: .*all-MiniLM-L6-v2"),
         (["--model", "./no/such/model"], r"--model './no/such/model': no such directory"),
         (["--vectors", "no/such/vectors.txt"], r"--vectors 'no/such/vectors.txt': no such file"),
-        (["--n-resamples", "0"], r"`n_resamples` must be at least 1, got 0"),
+        (["--n-resamples", "0"], r"`--n-resamples` must be at least 1, got 0"),
         (["--seed", "-1"], r"`seed` must be at least 0, got -1"),
     ],
 )

@@ -30,7 +30,9 @@ def parse_number(text: object, what: str) -> float:
         raise UserInputTypeError(f"{what}: expected a number written as text, got {text!r}.")
     stripped = text.strip(" \t")
     if _DECIMAL.fullmatch(stripped) is None:
-        raise UserInputError(f"{what}: {text!r} is not a plain decimal number.")
+        raise UserInputError(
+            f"{what}: {text!r} is not a number (write plain decimals, e.g. 0.5, -3 or 1e-3)."
+        )
     value = float(stripped)
     if not math.isfinite(value):
         raise UserInputError(f"{what}: {text!r} is out of range.")
