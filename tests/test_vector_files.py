@@ -192,3 +192,17 @@ def test_sif_counts_file_listing_a_word_twice_is_refused(tmp_path):
         SIFWeights(counts=path)
     path.write_text("the 90\ncat 5\nThe 10\n", encoding="utf-8")  # case matters, as in lookups
     assert SIFWeights(counts=path).weights(["the", "The"]).round(4).tolist() == [0.0012, 0.0104]
+
+
+@pytest.mark.parametrize("count", ["1_000", "0x10", "inf", "nan", "true", "-1"])
+def test_sif_counts_are_read_by_the_strict_number_parser(tmp_path, count):
+    path = tmp_path / "counts.txt"
+    path.write_text(f"the 90\ncat {count}\n", encoding="utf-8")
+    with pytest.raises(UserInputError, match=r"counts\.txt, line 2"):
+        SIFWeights(counts=path)
+
+
+def test_sif_counts_file_with_a_byte_order_mark_reads_its_first_word(tmp_path):
+    path = tmp_path / "counts.txt"
+    path.write_bytes(b"\xef\xbb\xbfthe 90\ncat 10\n")
+    assert SIFWeights(counts=path).frequency("the") == 0.9

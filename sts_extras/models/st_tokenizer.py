@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from sentence_transformers.sentence_transformer.modules.tokenizer import WordTokenizer
 
+from sts_extras.io.text import read_json
 from sts_extras.vectors import Vocabulary
 
 __all__ = ["WordVectorsTokenizer"]
@@ -59,5 +60,5 @@ class WordVectorsTokenizer(WordTokenizer):
 
     @staticmethod
     def load(input_path: str) -> WordVectorsTokenizer:
-        with open(os.path.join(input_path, CONFIG_FILE), encoding="utf-8") as handle:
-            return WordVectorsTokenizer(Vocabulary.from_config(json.load(handle)))
+        config = read_json(os.path.join(input_path, CONFIG_FILE), "the word-vector tokenizer")
+        return WordVectorsTokenizer(Vocabulary.from_config(config))

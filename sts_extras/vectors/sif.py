@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.io.numbers import parse_number
+from sts_extras.io.text import read_text
 from sts_extras.optional import requires_extra
 from sts_extras.vectors.tokenization import strip_subword_marker
 
@@ -113,36 +115,31 @@ def _wordfreq_version() -> str | None:
 
 
 def _read_counts(path: Path) -> dict[str, float]:
+    """``word count`` lines (UTF-8 with or without a byte-order mark; counts in plain decimals,
+    read by the one strict number parser, :func:`~sts_extras.io.numbers.parse_number`)."""
     if not path.is_file():
         raise UserFileNotFoundError(f"SIF counts file not found: {path}")
     counts: dict[str, float] = {}
     first_line: dict[str, int] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 2:
-                raise UserInputError(
-                    f"{path}, line {number}: expected 'word count', got {line.strip()!r}."
-                )
-            try:
-                count = float(parts[1])
-            except ValueError:
-                raise UserInputError(
-                    f"{path}, line {number}: the count {parts[1]!r} is not a number."
-                ) from None
-            if not np.isfinite(count) or count < 0:
-                raise UserInputError(
-                    f"{path}, line {number}: the count must be a non-negative number, "
-                    f"got {parts[1]}."
-                )
-            word = parts[0]
-            if word in first_line:
-                raise UserInputError(
-                    f"{path}, line {number}: {word!r} is listed again (first on line "
-                    f"{first_line[word]}); each word must appear once."
-                )
-            first_line[word] = number
-            counts[word] = count
+    for number, line in enumerate(read_text(path, "SIF counts file").splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2:
+            raise UserInputError(
+                f"{path}, line {number}: expected 'word count', got {line.strip()!r}."
+            )
+        count = parse_number(parts[1], f"{path}, line {number}: the count")
+        if count < 0:
+            raise UserInputError(
+                f"{path}, line {number}: the count must be a non-negative number, got {parts[1]}."
+            )
+        word = parts[0]
+        if word in first_line:
+            raise UserInputError(
+                f"{path}, line {number}: {word!r} is listed again (first on line "
+                f"{first_line[word]}); each word must appear once."
+            )
+        first_line[word] = number
+        counts[word] = count
     return counts
