@@ -399,3 +399,35 @@ def test_the_votes_reader_reads_or_names_the_file(tmp_path, cells, bom):
         return
     assert list(votes.columns) == ["item_a", "item_b", "winner", "ballot"]
     assert votes["item_a"].tolist() == [row[0] for row in cells]
+
+
+@_FILE_SETTINGS
+@given(
+    header=st.one_of(
+        st.just("2 3"), st.sampled_from(["2 3 ", "²2 3", "2_0 3", "0x2 3", "2", "-2 3", ""]),
+        st.text(alphabet=string.printable + "\u0661\uff12", max_size=6),
+    ),
+    cells=st.lists(_CELL, min_size=6, max_size=6),
+    bom=st.booleans(),
+)  # fmt: skip
+def test_the_text_vectors_reader_returns_the_numbers_written_or_names_the_file(
+    tmp_path, header, cells, bom
+):
+    """word2vec text / GloVe / fastText .vec: a header that is not two plain counts, or a value
+    that is not a plain decimal, is an error naming the file; otherwise every value is read as
+    written (never a `1_000` read as 1000, never a look-alike digit)."""
+    from sts_extras.vectors.formats import read_text_vectors
+
+    path = tmp_path / "vectors.txt"
+    rows = [" ".join(["the", *cells[:3]]), " ".join(["cat", *cells[3:]])]
+    text = "\n".join([header, *rows]) + "\n"
+    path.write_bytes(("\ufeff" if bom else "").encode() + text.encode("utf-8"))
+    try:
+        words, table = read_text_vectors(path, header=True)
+    except UserInputError as error:
+        assert str(path) in str(error)
+        return
+    assert header.split() == ["2", "3"]
+    assert words == ["the", "cat"]
+    written = " ".join(cells).split()  # as the file splits them
+    assert table.ravel().tolist() == [np.float32(parse_number(cell, "x")) for cell in written]
