@@ -57,8 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--simulations",
         type=int,
-        default=10000,
-        help="simulated samples (at most 10^7, and --simulations x n at most 2 x 10^9)",
+        default=None,
+        help="simulated samples, with --simulate (default 10000; at most 10^7, and "
+        "--simulations x n at most 2 x 10^9)",
     )
     check.add_argument(
         "--progress", action="store_true", help="show a progress bar over the simulations"
@@ -138,12 +139,22 @@ def _format_text(output: dict[str, Any]) -> str:
     return "\n".join(f"{key}: {show(value)}" for key, value in output.items())
 
 
+#: ``--simulations`` when --simulate is given alone.
+_DEFAULT_SIMULATIONS = 10000
+
+
 def _check_counts(args: argparse.Namespace) -> None:
     """``--simulations`` (and ``--simulations`` x ``--n``) within the ceilings of
     :mod:`sts_extras.limits`, named as options, before anything is read or computed."""
     from sts_extras.stats.power import check_simulation_count
 
+    if args.simulations is not None and not args.simulate:
+        raise UserInputError(
+            "--simulations sets the samples of the simulation check: add --simulate (a count "
+            "that would be ignored is refused, not dropped)."
+        )
     if args.simulate:
+        args.simulations = _DEFAULT_SIMULATIONS if args.simulations is None else args.simulations
         check_simulation_count(args.simulations, args.n or 1, name="--simulations")
 
 

@@ -170,6 +170,10 @@ def test_power_simulation_refuses_a_trillion_simulations(capsys):
     code, out, err = _cli(capsys, "power", "--r1", ".5", "--r2", ".4", "--r12", ".3", "--n",
                           "100", "--simulate", "--simulations", str(_HUGE))  # fmt: skip
     assert code == 2 and "--simulations" in err and str(limits.MAX_SIMULATIONS) in err
+    # a count that would be ignored is refused, not dropped
+    code, _, err = _cli(capsys, "power", "--r1", "0.5", "--r2", "0.4", "--r12", "0.3", "--n",
+                        "100", "--simulations", str(_HUGE))  # fmt: skip
+    assert code == 2 and "add --simulate" in err
     assert out == ""
 
 
