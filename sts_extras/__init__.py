@@ -3,8 +3,9 @@
 The core (``sts_extras.stats``, ``sts_extras.similarity``, ``sts_extras.annotation``) is plain
 numpy/scipy. Adapters to ``datasets``, ``evaluate``, ``mteb`` and ``sentence-transformers`` import
 those libraries only when used, so ``import sts_extras`` stays light: the submodules below,
-:func:`load_dataset` (from :mod:`sts_extras.datasets`), :func:`metric_path` and :func:`load_metric`
-(from :mod:`sts_extras.evaluate_modules`) are imported on first access.
+:func:`load_dataset` and :func:`dataset_path` (from :mod:`sts_extras.datasets`),
+:func:`metric_path` and :func:`load_metric` (from :mod:`sts_extras.evaluate_modules`) are imported
+on first access.
 """
 
 from __future__ import annotations
@@ -13,15 +14,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from sts_extras.datasets import load_dataset
+    from sts_extras.datasets import dataset_path, load_dataset
     from sts_extras.evaluate_modules import load_metric, metric_path
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load_dataset", "load_metric", "metric_path"]
+__all__ = ["__version__", "dataset_path", "load_dataset", "load_metric", "metric_path"]
 
 # public name -> the module that defines it
 _LAZY_FUNCTIONS = {
+    "dataset_path": "sts_extras.datasets",
     "load_dataset": "sts_extras.datasets",
     "load_metric": "sts_extras.evaluate_modules",
     "metric_path": "sts_extras.evaluate_modules",

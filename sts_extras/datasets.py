@@ -4,6 +4,13 @@ The one copy of each table is ``sts_extras/data/<name>.csv`` (shipped as package
 else derives from it: the builders below read it, and the Hub-ready folders under
 ``dataset_scripts/`` (dataset card with YAML front matter + data files, for ``datasets`` 5.x, which
 refuses loading scripts) are written by :func:`write_hub_folder` and checked against it by a test.
+The build ships those folders inside the package too (``setup.py`` maps them to
+``sts_extras/dataset_folders/``), so :func:`dataset_path` gives plain ``datasets.load_dataset`` a
+local folder after ``pip install``, offline::
+
+    import datasets, sts_extras
+    datasets.load_dataset(sts_extras.dataset_path("dscs"), split="test")
+    datasets.load_dataset(sts_extras.dataset_path("stss131"), "all", split="test")
 
 The ``datasets`` library is imported only when a builder is used (:func:`load_dataset`,
 :class:`DSCS`, :class:`STSS131`, ``BUILDERS``), so reading the tables stays light.
@@ -46,6 +53,7 @@ __all__ = [
     "DSCS",
     "STSS131",
     "DatasetCacheError",
+    "dataset_path",
     "DatasetSpec",
     "hub_folder_files",
     "load_dataset",
@@ -220,6 +228,61 @@ def get_spec(name: str) -> DatasetSpec:
         valid = ", ".join(repr(known) for known in DATASETS)
         raise UserInputError(f"Unknown dataset {name!r}; valid names: {valid}.")
     return DATASETS[key]
+
+
+#: Where the build puts the Hub-ready folders inside the package (``setup.py``).
+_SHIPPED_FOLDERS = "dataset_folders"
+
+
+def _folders_root() -> Path:
+    """``sts_extras/dataset_folders`` of an install; the repository's ``dataset_scripts/`` in a
+    checkout (an editable install imports the source folder, where the build has not run)."""
+    package = Path(__file__).resolve().parent
+    shipped = package / _SHIPPED_FOLDERS
+    if shipped.is_dir():
+        return shipped
+    checkout = package.parent / "dataset_scripts"
+    if (package.parent / "setup.py").is_file() and checkout.is_dir():
+        return checkout
+    raise RuntimeError(f"{shipped} is missing; reinstall sts-extras.")
+
+
+def dataset_path(name: str) -> str:
+    """The local Hub-style folder of a benchmark, for plain ``datasets.load_dataset``.
+
+    The folder (dataset card with the ``configs`` in its YAML header, and the data files) ships
+    inside the package, so ``datasets.load_dataset(dataset_path("dscs"), split="test")`` works
+    after ``pip install``, offline and from any directory (``datasets`` 5 refuses loading
+    scripts; a data folder needs none). It is the folder a maintainer pushes to the Hub.
+
+    Parameters
+    ----------
+    name : {"dscs", "stss131"}
+        The benchmark ("STSS-131" and "stss_131" are accepted too).
+
+    Returns
+    -------
+    str
+        The folder's absolute path (a ``str``, as ``datasets.load_dataset`` takes). Its
+        configurations are those of :func:`load_dataset`: ``"default"``, and for STSS-131
+        ``"all"`` (``datasets.load_dataset(path, "all", split="test")``).
+
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        A ``ValueError`` for an unknown name; the message lists the valid ones.
+
+    Examples
+    --------
+    >>> import datasets, sts_extras
+    >>> datasets.load_dataset(sts_extras.dataset_path("dscs"), split="test").num_rows
+    50
+    """
+    spec = get_spec(name)
+    folder = _folders_root() / spec.name
+    if not (folder / "README.md").is_file():  # a broken install, not a user error
+        raise RuntimeError(f"The dataset card is missing from {folder}; reinstall sts-extras.")
+    return str(folder)
 
 
 def _data_bytes(spec: DatasetSpec) -> bytes:
@@ -668,7 +731,13 @@ def _card(spec: DatasetSpec) -> str:
 from datasets import load_dataset
 {usage}
 ```
-Installed package, offline: `sts_extras.load_dataset("{spec.name}")`.
+Installed package (`pip install sts-extras`), offline, from any directory: this folder ships inside
+the package, at `sts_extras.dataset_path("{spec.name}")`:
+```python
+import datasets, sts_extras
+datasets.load_dataset(sts_extras.dataset_path("{spec.name}"), split="test")
+```
+or through the package's builder: `sts_extras.load_dataset("{spec.name}")`.
 
 ## Annotation
 {spec.annotation}.

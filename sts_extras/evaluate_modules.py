@@ -8,8 +8,9 @@ and offline. An editable install maps ``sts_extras.metrics`` to the repository's
 >>> from sts_extras.evaluate_modules import METRICS, metric_path
 >>> sorted(METRICS)
 ['bca_bootstrap', 'scaled_pearson', 'steiger', 'weighted_rank_correlation']
->>> metric_path("steiger").joinpath("steiger.py").is_file()
-True
+>>> import evaluate
+>>> evaluate.load(metric_path("steiger")).name  # a str, as evaluate.load takes it
+'steiger'
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ def _modules_root() -> Path:
         raise
 
 
-def metric_path(name: str) -> Path:
-    """The folder of an installed ``evaluate`` module, for ``evaluate.load(str(path))``.
+def metric_path(name: str) -> str:
+    """The folder of an installed ``evaluate`` module, for ``evaluate.load(path)``.
 
     Parameters
     ----------
@@ -62,8 +63,10 @@ def metric_path(name: str) -> Path:
 
     Returns
     -------
-    pathlib.Path
-        ``.../sts_extras/metrics/<name>`` holding ``<name>.py`` and its card ``README.md``.
+    str
+        The absolute path of ``.../sts_extras/metrics/<name>``, holding ``<name>.py`` and its
+        card ``README.md``. A ``str``, because ``evaluate.load`` takes one (it calls
+        ``str.replace`` on its argument, so a ``pathlib.Path`` fails inside it).
 
     Raises
     ------
@@ -77,7 +80,7 @@ def metric_path(name: str) -> Path:
     folder = _modules_root() / key
     if not (folder / f"{key}.py").is_file():  # a broken install, not a user error
         raise RuntimeError(f"{key}.py is missing from {folder}; reinstall sts-extras.")
-    return folder
+    return str(folder)
 
 
 def load_metric(name: str, **kwargs: Any) -> evaluate.EvaluationModule:
@@ -109,7 +112,7 @@ def load_metric(name: str, **kwargs: Any) -> evaluate.EvaluationModule:
     import evaluate
 
     path = metric_path(name)
-    return evaluate.load(str(path), module_type=METRICS[path.name], **kwargs)
+    return evaluate.load(path, module_type=METRICS[Path(path).name], **kwargs)
 
 
 class RealScoreColumns:

@@ -174,6 +174,75 @@ def test_load_dataset_works_offline_from_any_working_directory(tmp_path):
     assert not module_file.startswith(str(tmp_path))
 
 
+# --- plain `datasets.load_dataset` on the shipped folders (sts_extras.dataset_path) -------------
+
+# Loads each (dataset, config) with plain `datasets`, in a fresh process, offline, from `cwd`.
+_PLAIN_LOAD = """
+import json, sys, datasets, sts_extras
+name, config = sys.argv[1], (sys.argv[2] or None)
+path = sts_extras.dataset_path(name)
+test = datasets.load_dataset(path, config, split="test")
+print(json.dumps([path, test.num_rows, test.column_names, list(test["id"])]))
+"""
+
+
+def _plain_load(python: str, name: str, config: str | None, cwd: Path, hf_home: Path) -> list:
+    result = subprocess.run(
+        [python, "-c", _PLAIN_LOAD, name, config or ""],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={
+            "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            "HF_HOME": str(hf_home),
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(cwd),
+        },
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_dataset_path_is_an_absolute_str_naming_the_hub_folder():
+    for name in ("dscs", "stss131", "STSS-131"):
+        path = sts_extras.dataset_path(name)
+        assert type(path) is str and Path(path).is_absolute()
+        assert Path(path, "README.md").is_file()
+    # in a checkout, the generated folders themselves (the test above holds them to the table)
+    assert Path(sts_extras.dataset_path("dscs")) == REPO / "dataset_scripts" / "dscs"
+
+
+def test_dataset_path_refuses_unknown_names_listing_the_valid_ones():
+    with pytest.raises(ValueError, match="valid names: 'dscs', 'stss131'"):
+        sts_extras.dataset_path("sts-b")
+
+
+def test_plain_datasets_loads_dataset_path_offline_outside_the_checkout_with_a_warm_cache(
+    tmp_path,
+):
+    # A name instead of a path made `datasets` look in the Hub cache, where both configs of
+    # stss131 were found ("multiple configurations in the cache: default, all"); the path of a
+    # local folder never does. Default, then all, then default again, each in a new process.
+    work, hf_home = tmp_path / "elsewhere", tmp_path / "hf"
+    work.mkdir()
+    default_ids = [row["id"] for row in read_rows("stss131")]
+    for config, rows, ids in [
+        (None, 64, default_ids),
+        ("all", 66, list(range(66, 132))),
+        (None, 64, default_ids),
+        ("default", 64, default_ids),
+    ]:
+        path, num_rows, columns, loaded_ids = _plain_load(
+            sys.executable, "stss131", config, work, hf_home
+        )
+        assert (num_rows, loaded_ids) == (rows, ids)
+        assert ("calibration" in columns) == (config == "all")
+        assert not path.startswith(str(work))
+    assert _plain_load(sys.executable, "dscs", None, work, hf_home)[1] == 50
+
+
 # --- Hub-ready folders ------------------------------------------------------------------------
 
 

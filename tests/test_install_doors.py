@@ -36,22 +36,30 @@ EXTRAS_REQUIRE = {
     for extra, lines in OPTIONS["extras_require"].items()
 }
 HEAVY = ("torch", "mteb", "sentence-transformers", "transformers", "gensim", "model2vec")
-# runs `evaluate.load(metric_path(...))` for every module, offline, in a fresh process
+# runs `evaluate.load(metric_path(...))` for every module, offline, in a fresh process (the path
+# as it is: evaluate.load fails inside on a pathlib.Path), and plain `datasets.load_dataset` on
+# the shipped dataset folders
 LOAD_ALL_MODULES = """
 import json, evaluate, sts_extras
 a, b, gold = [1, 2, 3, 5, 4, 6], [2, 1, 3, 4, 6, 5], [1, 3, 2, 4, 5, 6]
 out = {
-    "scaled_pearson": evaluate.load(str(sts_extras.metric_path("scaled_pearson"))).compute(
+    "scaled_pearson": evaluate.load(sts_extras.metric_path("scaled_pearson")).compute(
         predictions=a, references=gold, bins=1),
     "weighted_rank_correlation": evaluate.load(
-        str(sts_extras.metric_path("weighted_rank_correlation"))).compute(
+        sts_extras.metric_path("weighted_rank_correlation")).compute(
         predictions=a, references=gold),
     "steiger": sts_extras.load_metric("steiger").compute(
         predictions1=a, predictions2=b, references=gold),
     "bca_bootstrap": sts_extras.load_metric("bca_bootstrap", seed=0).compute(
         predictions1=a, predictions2=b, references=gold, n_resamples=200),
 }
-out["paths"] = [str(sts_extras.metric_path(name)) for name in sorted(out)]
+out["paths"] = [sts_extras.metric_path(name) for name in sorted(out)]
+import datasets
+out["datasets"] = {
+    name: datasets.load_dataset(sts_extras.dataset_path(name), config, split="test").num_rows
+    for name, config in [("dscs", None), ("stss131", "all"), ("stss131", None)]
+}
+out["dataset_paths"] = [sts_extras.dataset_path(name) for name in ("dscs", "stss131")]
 print(json.dumps(out, default=str))
 """
 
@@ -85,6 +93,7 @@ def _run(python: str, script: str, cwd: Path) -> dict:
 def test_metric_path_and_load_metric_work_from_any_directory_offline(tmp_path):
     out = _run(sys.executable, LOAD_ALL_MODULES, tmp_path)
     assert out["steiger"]["n"] == 6
+    assert out["datasets"] == {"dscs": 50, "stss131": 64}
     assert set(out["weighted_rank_correlation"]) >= {"rho_w", "tau_w"}
     for path in out["paths"]:
         assert Path(path, Path(path).name + ".py").is_file()
@@ -93,7 +102,9 @@ def test_metric_path_and_load_metric_work_from_any_directory_offline(tmp_path):
 
 def test_metric_path_is_the_folder_evaluate_loads_from_a_checkout():
     for name in METRICS:
-        assert sts_extras.metric_path(name).resolve() == (REPO / "metrics" / name).resolve()
+        path = sts_extras.metric_path(name)
+        assert type(path) is str  # what evaluate.load takes as it is
+        assert Path(path).resolve() == (REPO / "metrics" / name).resolve()
 
 
 def test_unknown_module_name_lists_the_four():
@@ -108,7 +119,7 @@ def wheel(tmp_path_factory) -> Path:
     for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, source / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for folder in ("sts_extras", "metrics"):
+    for folder in ("sts_extras", "metrics", "dataset_scripts"):
         shutil.copytree(REPO / folder, source / folder, ignore=ignore)
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
@@ -129,6 +140,17 @@ def test_wheel_carries_every_module_file_exactly_once(wheel):
     assert not [name for name in names if name.startswith("metrics/")]
 
 
+def test_wheel_carries_each_hub_dataset_folder_as_generated(wheel):
+    from sts_extras.datasets import DATASETS, hub_folder_files
+
+    archive = zipfile.ZipFile(wheel)
+    for name in DATASETS:
+        for relative, text in hub_folder_files(name).items():
+            shipped = archive.read(f"sts_extras/dataset_folders/{name}/{relative}")
+            assert shipped.decode("utf-8") == text
+    assert not [n for n in archive.namelist() if n.startswith("dataset_scripts/")]
+
+
 def test_modules_load_from_a_non_editable_install(wheel, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -146,8 +168,9 @@ def test_modules_load_from_a_non_editable_install(wheel, tmp_path):
     work = tmp_path / "elsewhere"
     work.mkdir()
     out = _run(python, LOAD_ALL_MODULES, work)
-    assert all(path.startswith(site) for path in out["paths"])
+    assert all(path.startswith(site) for path in out["paths"] + out["dataset_paths"])
     assert out["steiger"]["n"] == 6
+    assert out["datasets"] == {"dscs": 50, "stss131": 64}
 
 
 # --- requirements.txt and evaluate's hint ----------------------------------------------------
