@@ -6,12 +6,13 @@ benchmark, so the dataset card, the ``datasets`` builder and the task cannot dri
 behaviour we change is :meth:`load_data`: the pairs come from the package through
 :func:`sts_extras.datasets.load_dataset`, never from the Hub.
 
-MTEB keeps its task registry in a module-level dict and has no plugin entry point, so
-:func:`register` adds the two tasks to it explicitly (once per process)::
+Importing this module registers the two tasks with MTEB, as importing MTEB's own task modules
+does (MTEB keeps its registry in a module-level dict and has no plugin entry point, so
+:func:`register` adds them to it; it stays, idempotent, for code written before), and imports
+:mod:`sts_extras.models`, which registers our models (``mteb.get_model("sts-extras/avg-cos")``)::
 
     >>> import mteb
-    >>> from sts_extras.mteb_tasks import register
-    >>> register()
+    >>> import sts_extras.mteb_tasks
     >>> [task.metadata.name for task in mteb.get_tasks(tasks=["DSCS", "STSS131"])]
     ['DSCS', 'STSS131']
     >>> mteb.get_task("STSS131").metadata.main_score
@@ -268,3 +269,9 @@ def from_csv(
     class_name = "FileSTS_" + re.sub(r"\W", "_", task_name)
     attributes = {"metadata": metadata, "min_score": low, "max_score": high, "_frame": table.frame}
     return type(class_name, (_FileSTSTask,), attributes)()
+
+
+# Importing the tasks registers them (and, through sts_extras.models, our models), as importing
+# MTEB's own task modules does.
+register()
+import sts_extras.models  # noqa: E402, F401

@@ -165,3 +165,113 @@ def test_reader_falls_back_to_cosine_when_the_model_has_no_similarity(tmp_path):
     assert_allclose(read_prediction_scores(path, "first", "test"), [0.1, 0.5, 0.9], rtol=0)
     with pytest.raises(KeyError):
         read_prediction_scores(path, "second", "test")
+
+
+# --- importing registers, as MTEB's own modules do ----------------------------------------------
+
+# Each runs in a fresh process (the registries are per process), offline, outside the checkout.
+_IMPORT_THEN_LOOK_UP = {
+    "tasks": (
+        "import sts_extras.mteb_tasks, mteb\n"
+        "out = [type(mteb.get_task('DSCS')).__name__, type(mteb.get_task('STSS131')).__name__,\n"
+        "       mteb.get_model_meta('sts-extras/DynaMax-Jaccard').name]\n"
+    ),
+    # the models first, MTEB later: registered when MTEB is imported, not before
+    "models, then mteb": (
+        "import sys, sts_extras.models\n"
+        "before = sorted(m for m in ('mteb', 'torch') if m in sys.modules)\n"
+        "import mteb\n"
+        "out = [before, mteb.get_model_meta('sts-extras/DynaMax-Jaccard').name,\n"
+        "       mteb.get_model_meta('sts-extras/avg-cos').name]\n"
+    ),
+    "mteb, then models": (
+        "import mteb, sts_extras.models\n"
+        "out = [mteb.get_model_meta('sts-extras/MaxPool-Cosine').name]\n"
+    ),
+    # a submodule of MTEB imported first imports MTEB itself, which registers
+    "models, then an mteb submodule": (
+        "import sts_extras.models\n"
+        "from mteb.models.model_implementations import MODEL_REGISTRY\n"
+        "out = ['sts-extras/DynaMax-Dice' in MODEL_REGISTRY]\n"
+    ),
+}
+_EXPECTED = {
+    "tasks": ["DSCS", "STSS131", "sts-extras/DynaMax-Jaccard"],
+    "models, then mteb": [[], "sts-extras/DynaMax-Jaccard", "sts-extras/avg-cos"],
+    "mteb, then models": ["sts-extras/MaxPool-Cosine"],
+    "models, then an mteb submodule": [True],
+}
+
+
+@pytest.mark.parametrize("case", list(_IMPORT_THEN_LOOK_UP))
+def test_importing_our_modules_registers_tasks_and_models_without_register(case, tmp_path):
+    import subprocess
+    import sys
+
+    script = _IMPORT_THEN_LOOK_UP[case] + "import json; print(json.dumps(out))"
+    result = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", script],
+        cwd=tmp_path,
+        env={
+            "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            "HF_HOME": str(tmp_path / "hf"),
+            "HOME": str(tmp_path),
+            "PATH": "/usr/bin:/bin",
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == _EXPECTED[case]
+
+
+def test_a_failing_registration_warns_and_leaves_mteb_importable(tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import warnings, sys\n"
+        "from sts_extras.integrations.mteb import when_mteb_is_imported\n"
+        "def broken(): raise KeyError('no')\n"
+        "when_mteb_is_imported(broken)\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import mteb\n"
+        "print([str(w.message) for w in caught if w.category is RuntimeWarning])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env={"HF_HUB_OFFLINE": "1", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "sts-extras could not register with MTEB (KeyError: 'no')" in result.stdout
+
+
+def test_when_mteb_is_imported_runs_at_once_once_mteb_is_imported():
+    calls = []
+    from sts_extras.integrations.mteb import when_mteb_is_imported
+
+    when_mteb_is_imported(lambda: calls.append(1))
+    assert calls == [1]
+
+
+def test_setup_cfg_declares_the_supported_mteb_range():
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+    from setuptools.config.setupcfg import read_configuration
+
+    setup_cfg = Path(__file__).resolve().parents[1] / "setup.cfg"
+    extras = read_configuration(setup_cfg)["options"]["extras_require"]
+    (requirement,) = [Requirement(line) for line in extras["mteb"] if line.startswith("mteb")]
+    (low_major, low_minor), (high_major, high_minor) = SUPPORTED_MTEB_VERSIONS
+    assert {(spec.operator, spec.version) for spec in requirement.specifier} == {
+        (">=", f"{low_major}.{low_minor}"),
+        ("<", f"{high_major}.{high_minor}"),
+    }

@@ -8,6 +8,8 @@ module, and ``tests/test_integrations_mteb.py`` says which:
   no plugin entry point, so :func:`register_task` adds a task to it;
 * the model registry (``MODEL_REGISTRY``), for known model metadata and close-match hints, and
   the models it loads with ``mteb.get_model`` (their prompts, loader arguments and revision);
+* the moment MTEB is imported (:func:`when_mteb_is_imported`), so that importing
+  :mod:`sts_extras.models` registers our models without importing MTEB (seconds) itself;
 * the sentence-transformers and embedding-cache wrappers (``SentenceTransformerEncoderWrapper``,
   ``CachedEmbeddingWrapper``) and the embedding cache's files (``NumpyCache``), which
   :func:`cached_encoder` checks against a manifest before MTEB reads them;
@@ -23,9 +25,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import importlib.abc
+import importlib.util
 import logging
+import sys
 import warnings
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -72,11 +77,15 @@ __all__ = [
     "result_files",
     "run_settings_of",
     "task_registry",
+    "when_mteb_is_imported",
 ]
 
 #: The MTEB releases these adapters are written and tested for: (lowest supported, first
-#: unsupported), compared on (major, minor).
-SUPPORTED_MTEB_VERSIONS = ((2, 26), (2, 27))
+#: unsupported), compared on (major, minor). setup.cfg's ``mteb`` extra says the same (a test
+#: holds them equal); ``.ci/mteb-lowest`` runs the MTEB-facing tests on the lowest release (2.14.5:
+#: 2.13 was never released, and 2.12 lacks the run-settings file and loads registry models
+#: differently).
+SUPPORTED_MTEB_VERSIONS = ((2, 14), (2, 27))
 
 #: ``mteb.evaluate(prediction_folder=F)`` writes ``F/<task name><suffix>`` for each task.
 PREDICTION_FILE_SUFFIX = "_predictions.json"
@@ -442,6 +451,70 @@ def reported_pearson(task_result: Any, subset: str, split: str) -> float | None:
 # --------------------------------------------------------------------------------------------
 # model registry (appended: sts-extras models findable by name)
 # --------------------------------------------------------------------------------------------
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: when ``mteb`` is about to be imported, it lets the next finders find
+    it and has the module's loader run the pending callbacks once ``mteb/__init__`` has run."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != "mteb":
+            return None
+        sys.meta_path.remove(self)  # one-shot, and the search below must not find this finder
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader = spec.loader
+        run_module = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run_module(module)
+            _run_pending()
+
+        # on this loader instance only (each module gets its own), so nothing else changes
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+_PENDING: list[Callable[[], None]] = []
+
+
+def _run_pending() -> None:
+    while _PENDING:
+        callback = _PENDING.pop(0)
+        try:
+            callback()
+        except Exception as error:  # noqa: BLE001 -- `import mteb` must not fail because of us
+            warnings.warn(
+                f"sts-extras could not register with MTEB ({type(error).__name__}: {error}); "
+                "its tasks or models may be missing from mteb.get_task / mteb.get_model.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+
+
+def _is_imported(name: str) -> bool:
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None)
+    return module is not None and not getattr(spec, "_initializing", False)
+
+
+def when_mteb_is_imported(callback: Callable[[], None]) -> None:
+    """Run ``callback`` (a registration) once MTEB is imported, without importing it.
+
+    Now, if MTEB is imported already; right after ``import mteb`` (whoever imports it first) if
+    MTEB is installed but not imported; never if it is not installed. Importing MTEB takes
+    seconds, so :mod:`sts_extras.models` registers its models this way instead of importing it.
+    A callback that raises leaves ``import mteb`` working and warns (``RuntimeWarning``).
+    """
+    if _is_imported("mteb"):
+        callback()
+        return
+    if "mteb" not in sys.modules and importlib.util.find_spec("mteb") is None:
+        return  # the `mteb` extra is not installed: nothing to register with
+    _PENDING.append(callback)
+    if not any(isinstance(finder, _AfterImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport())
+
+
 def register_model(meta: Any) -> None:
     """Add ``meta`` to MTEB's model registry, so ``mteb.get_model_meta(meta.name)`` returns it and
     ``mteb.get_model(meta.name)`` loads it with ``meta.loader``.

@@ -20,8 +20,9 @@ vector.
 MTEB's own STS tasks report ``main_score = cosine_spearman``, computed from ``encode`` outputs:
 for DynaMax and MaxPool-Jaccard that is not the model's similarity, so ``encode`` warns once
 (:class:`MainScoreWarning`) and the model's own scores are ``pearson`` / ``spearman``.
-:func:`register` makes ``mteb.get_model("sts-extras/DynaMax-Jaccard")`` (and the other names of
-:data:`~sts_extras.models.catalog.REGISTERED_MODELS`) work.
+Importing this package makes ``mteb.get_model("sts-extras/DynaMax-Jaccard")`` (and the other names
+of :data:`~sts_extras.models.catalog.REGISTERED_MODELS`) work, without importing MTEB itself (the
+names are added when MTEB is imported); :func:`register` does the same explicitly (idempotent).
 
 One module per job: :mod:`~sts_extras.models.base` (tokenisation, vector tables and the MTEB
 interface shared by all models), :mod:`~sts_extras.models.dynamax`,

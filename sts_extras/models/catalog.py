@@ -1,7 +1,11 @@
 """The sts-extras models MTEB can find by name: ``mteb.get_model("sts-extras/DynaMax-Jaccard")``.
 
-After :func:`register` (also run by :func:`sts_extras.mteb_tasks.register` once wired), MTEB's
-model registry holds one ``ModelMeta`` per name of :data:`REGISTERED_MODELS`, with a loader that
+Importing :mod:`sts_extras.models` registers them, as MTEB's own model modules register theirs:
+at once if MTEB is imported, else right after ``import mteb`` (importing MTEB takes seconds, so
+this module does not do it itself; see
+:func:`sts_extras.integrations.mteb.when_mteb_is_imported`). :func:`register` stays, idempotent,
+for code written before. MTEB's model registry then holds one ``ModelMeta`` per name of
+:data:`REGISTERED_MODELS`, with a loader that
 builds the model over the default vectors -- static vectors distilled with model2vec from the
 packaged all-MiniLM-L6-v2 (no network; distilled once into ``$STS_EXTRAS_CACHE/vectors``).
 Loader keyword arguments choose other vectors or SIF weights::
@@ -18,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.integrations.mteb import when_mteb_is_imported
 from sts_extras.models.dynamax import DynaMax
 from sts_extras.models.metadata import catalog_meta, distilled_provenance
 from sts_extras.models.pooled import MaxPool, MeanPooled
@@ -110,3 +115,7 @@ def register() -> None:
                 provenance=provenance,
             )
         )
+
+
+# Importing the models registers them, as importing MTEB's own model modules does.
+when_mteb_is_imported(register)
