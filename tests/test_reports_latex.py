@@ -3,9 +3,11 @@ escaped names, settings in the captions; compiled with pdflatex where TeX is ins
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ from sts_extras.leaderboard import TaskScores, score_leaderboard
 from sts_extras.leaderboard.latex import escape, table_label, to_latex
 from sts_extras.leaderboard.report import table_rows
 
+REPO = Path(__file__).resolve().parents[1]
 MODELS = ("base (vec_a)", "good & #1", "50% {odd}~^\\name", "gone")
 
 
@@ -70,7 +73,8 @@ def test_tables_hold_every_model_task_column_and_mark(result):
     header = next(line for line in tex.splitlines() if line.startswith(r"\# & Model"))
     assert (
         "$z$" in header
-        and "$p$ (Bonferroni)" in header
+        and "$p$" in header
+        and "(Bonferroni)" in header
         and r"$\Delta r$" in header
         and r"$\rho_w$" in header
     )
@@ -92,25 +96,136 @@ def test_captions_carry_the_settings(result):
     assert "1000 bootstrap resamples" in captions[2] and "seed 4" in captions[2]
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
-def test_compiles_with_plain_pdflatex_and_booktabs(result, tmp_path):
-    (tmp_path / "leaderboard.tex").write_text(to_latex(result), encoding="utf-8")
-    (tmp_path / "paper.tex").write_text(
-        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+def _pdflatex(folder: Path, document_class: str, packages: str = "booktabs,graphicx") -> str:
+    """Compile ``\\input{leaderboard.tex}`` in ``document_class``; return the log."""
+    (folder / "paper.tex").write_text(
+        f"{document_class}\n\\usepackage{{{packages}}}\n\\begin{{document}}\n"
         "\\input{leaderboard.tex}\n\\end{document}\n",
         encoding="utf-8",
     )
     completed = subprocess.run(
         ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
-        cwd=tmp_path,
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert completed.returncode == 0, completed.stdout[-3000:]
-    assert (tmp_path / "paper.pdf").stat().st_size > 0
+    assert (folder / "paper.pdf").stat().st_size > 0
+    assert "Undefined control sequence" not in completed.stdout
+    return (folder / "paper.log").read_text(encoding="utf-8", errors="replace")
+
+
+def _overfull(log: str) -> list[float]:
+    return [float(points) for points in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide", log)]
+
+
+def _shrink_factors(log: str) -> list[float]:
+    return [
+        float(to) / float(natural)
+        for natural, to in re.findall(
+            r"sts-extras: table shrunk from ([\d.]+)pt to ([\d.]+)pt", log
+        )
+    ]
+
+
+needs_pdflatex = pytest.mark.skipif(
+    shutil.which("pdflatex") is None, reason="pdflatex is not installed"
+)
+#: The layouts papers use: one column (345 pt), two columns (table* over both, table in one), and
+#: IEEE's two columns where its class and fonts are installed.
+LAYOUTS = {
+    "article": "\\documentclass{article}",
+    "twocolumn": "\\documentclass[twocolumn]{article}",
+    "IEEEtran": "\\documentclass[conference]{IEEEtran}",
+}
+
+
+def _layout_available(name: str) -> bool:
+    if name != "IEEEtran":
+        return True
+    kpsewhich = shutil.which("kpsewhich")
+    if kpsewhich is None:
+        return False
+    found = subprocess.run(
+        [kpsewhich, "IEEEtran.cls", "ptmr7t.tfm"], capture_output=True, text=True, check=False
+    ).stdout.split()
+    return len(found) == 2  # the class and its Times fonts
+
+
+@needs_pdflatex
+def test_compiles_with_plain_pdflatex_and_booktabs(result, tmp_path):
+    (tmp_path / "leaderboard.tex").write_text(to_latex(result), encoding="utf-8")
+    log = _pdflatex(tmp_path, LAYOUTS["article"])
     aux = (tmp_path / "paper.aux").read_text(encoding="utf-8")
     for task in result.tasks:
         assert table_label(task.name) in aux
-    assert "Undefined control sequence" not in completed.stdout
+    assert not [points for points in _overfull(log) if points > 1.0]
+
+
+@needs_pdflatex
+def test_without_graphicx_it_still_compiles_and_warns(result, tmp_path):
+    (tmp_path / "leaderboard.tex").write_text(to_latex(result), encoding="utf-8")
+    log = _pdflatex(tmp_path, LAYOUTS["article"], packages="booktabs")
+    assert "load graphicx" in log
+
+
+LONG_NAMES = {
+    "all-MiniLM-L6-v2": "sentence-transformers/paraphrase-multilingual-mpnet-base-v2",
+    "DynaMax-Jaccard (all-MiniLM-L6-v2-static)": (
+        "DynaMax-Jaccard (sentence-transformers/all-mpnet-base-v2-static)"
+    ),
+}
+
+
+def _docs_result(rename: dict[str, str]):
+    """The committed default run (docs/leaderboard/), scored again, models renamed."""
+    board = json.loads((REPO / "docs" / "leaderboard" / "leaderboard.json").read_text("utf-8"))
+    units = [
+        TaskScores(
+            name=task["name"],
+            gold=np.array(task["gold"]),
+            score_range=tuple(task["score_range"]),
+            predictions={
+                rename.get(row["model"], row["model"]): np.array(row["scores"])
+                for row in board["results"]
+                if row["task"] == task["name"]
+            },
+        )
+        for task in board["tasks"]
+    ]
+    baseline = board["settings"]["baseline"]
+    return score_leaderboard(
+        units,
+        list(units[0].predictions),
+        baseline=rename.get(baseline, baseline),
+        n_resamples=1000,
+        seed=0,
+    )
+
+
+@needs_pdflatex
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("names", ["docs", "long names", "fixture"])
+def test_every_table_fits_the_line_in_one_and_two_column_layouts(layout, names, result, tmp_path):
+    # The default run's tables ran 92-99 pt into the margin of a one-column article, and its
+    # mean-rank table 46 pt past the column of a two-column paper.
+    if not _layout_available(layout):
+        pytest.skip(f"{layout} (class or fonts) is not installed")
+    board = {
+        "docs": lambda: _docs_result({}),
+        "long names": lambda: _docs_result(LONG_NAMES),
+        "fixture": lambda: result,
+    }[names]()
+    tex = to_latex(board)
+    if names == "long names":  # broken onto lines, never cut
+        assert r"sentence-transformers/" not in tex  # too long for one line
+        assert "paraphrase-" in tex and "multilingual-" in tex and "mpnet-base-v2" in tex
+    (tmp_path / "leaderboard.tex").write_text(tex, encoding="utf-8")
+    log = _pdflatex(tmp_path, LAYOUTS[layout])
+    assert not [points for points in _overfull(log) if points > 1.0], _overfull(log)
+    # the layout does most of it: any shrinking keeps the text near \footnotesize
+    assert all(factor >= 0.85 for factor in _shrink_factors(log)), _shrink_factors(log)
+    if layout != "article":  # two columns: every table fits at its natural size
+        assert _shrink_factors(log) == []

@@ -4,9 +4,18 @@ One ``table*`` per unit with the columns and significance marks of the Markdown 
 3 decimals; † on a BCa interval of Δr excluding 0, * on an adjusted p at most ``alpha``), a
 caption with the settings (paired bootstrap resamples, seed, test, adjustment) and a
 ``\\label`` (``tab:leaderboard-<unit>``), then the mean rank across units. The file holds only
-the tables: ``\\input{leaderboard.tex}`` it from a document whose preamble loads ``booktabs``;
-it compiles with plain ``pdflatex``. Model names and messages are escaped, so any name prints as
-it is (characters outside Latin scripts need a Unicode engine such as ``lualatex``).
+the tables: ``\\input{leaderboard.tex}`` it from a document whose preamble loads ``booktabs``
+(and ``graphicx``, which nearly every paper loads); it compiles with plain ``pdflatex``. Model
+names and messages are escaped, so any name prints as it is (characters outside Latin scripts
+need a Unicode engine such as ``lualatex``).
+
+Every table fits the line it is set in: a one-column ``article`` (345 pt), both columns of a
+two-column paper for the unit tables (``table*``) and one column (about 230-250 pt) for the
+mean-rank table. The layout does most of it (``\\footnotesize``, long model names broken after
+``/`` and ``-`` onto lines of at most :data:`NAME_WIDTH` characters, intervals and per-bin values
+on lines of their own); a table still wider than the line (many units, many bins) is shrunk to
+it by ``\\stsextrasfit`` (``graphicx``'s ``\\resizebox``; without ``graphicx`` it stays as it
+is, with a warning), which writes ``sts-extras: table shrunk ...`` to the log when it does.
 """
 
 from __future__ import annotations
@@ -19,7 +28,11 @@ from sts_extras.leaderboard import report
 from sts_extras.leaderboard.evaluation import slug
 from sts_extras.leaderboard.scoring import LeaderboardResult
 
-__all__ = ["escape", "table_label", "to_latex", "write_latex"]
+__all__ = ["NAME_WIDTH", "escape", "table_label", "to_latex", "write_latex"]
+
+#: Longest line of a model name in a table, in characters; longer names are broken after ``/``,
+#: ``-``, ``_`` or a space (or, as a last resort, anywhere).
+NAME_WIDTH = 16
 
 # LaTeX's special characters, and the symbols of the reports, in text mode
 _REPLACEMENTS = {
@@ -92,19 +105,97 @@ def _stack(cell: str, separator: str, keep: bool) -> str:
     return r"\begin{tabular}[t]{@{}l@{}}" + r"\\{}".join(lines) + r"\end{tabular}"
 
 
-#: Cells split over lines: model (source on the second), per-bin r (a bin a line), Δr interval.
-_STACKED = {1: (" (", True), 5: (" / ", False), 9: (" [", True)}
+def _name_lines(name: str, width: int = NAME_WIDTH) -> list[str]:
+    """A model name on lines of at most ``width`` characters: the source in parentheses on a line
+    of its own, the rest broken after ``/``, ``-``, ``_`` or a space (mid-word only for a piece
+    longer than ``width``), so that a Hub id such as
+    ``sentence-transformers/paraphrase-multilingual-mpnet-base-v2`` wraps instead of running
+    into the margin."""
+    head, paren, tail = name.partition(" (")
+    lines: list[str] = []
+    for part in [head, "(" + tail] if paren else [head]:
+        pieces = [piece for piece in re.split(r"(?<=[/\-_ ])", part) if piece]
+        line = ""
+        for piece in pieces:
+            while len(piece) > width:  # a piece no break point can shorten
+                if line:
+                    lines.append(line)
+                    line = ""
+                lines.append(piece[:width])
+                piece = piece[width:]
+            if line and len(line) + len(piece.rstrip()) > width:
+                lines.append(line)
+                line = ""
+            line += piece
+        if line:
+            lines.append(line)
+    return [line.rstrip() for line in lines]
+
+
+def _name_cell(name: str) -> str:
+    """A model name in a table cell, on several lines when it is long (see :func:`_name_lines`)."""
+    return _lines_cell([escape(line) for line in _name_lines(name)])
+
+
+def _lines_cell(lines: list[str]) -> str:
+    if len(lines) == 1:
+        return lines[0]
+    return r"\begin{tabular}[t]{@{}l@{}}" + r"\\{}".join(lines) + r"\end{tabular}"
+
+
+#: Cells split over lines: per-bin r (a bin a line), rank and its interval, Δr and its interval
+#: (whose two ends get a line each, below).
+_STACKED = {5: (" / ", False), 8: (" [", True), 9: (" [", True)}
+#: Columns of a unit table: rank, model, 6 statistics, rank interval, Δr interval, statistic, p.
+_COLUMN_COUNT = len(_COLUMNS)
 
 
 def _latex_cells(cells: list[str]) -> list[str]:
+    if cells[2].startswith("failed: "):
+        # the message spans the statistics' columns, wrapped within a fixed width
+        message = _signed_math(escape(cells[2]))
+        span = _COLUMN_COUNT - 2
+        return [
+            escape(cells[0]),
+            _name_cell(cells[1]),
+            rf"\multicolumn{{{span}}}{{p{{0.4\linewidth}}}}{{\raggedright {message}}}",
+        ]
     out = []
     for index, cell in enumerate(cells):
+        if index == 1:
+            out.append(_name_cell(cell))
+            continue
         text = _signed_math(escape(cell))
-        if index in _STACKED:
+        if index == 9 and " [" in text:  # Δr, then the interval's ends on two lines
+            delta, _, interval = text.partition(" [")
+            low, _, high = interval.partition(", ")
+            text = _lines_cell([delta, f"[{low},", high] if high else [delta, "[" + interval])
+        elif index in _STACKED:
             separator, keep = _STACKED[index]
             text = _stack(text, escape(separator), keep)
         out.append(text)
     return out
+
+
+#: Defined once per document (``\providecommand``): set a table at its natural width, or, if it is
+#: wider than the line, shrink it to the line with graphicx's ``\resizebox`` and say so in the log.
+_FIT_MACRO = r"""\makeatletter
+\@ifundefined{stsextras@box}{\newsavebox{\stsextras@box}}{}
+\providecommand{\stsextrasfit}[1]{%
+  \sbox{\stsextras@box}{#1}%
+  \ifdim\wd\stsextras@box>\linewidth
+    \@ifundefined{resizebox}{%
+      \PackageWarningNoLine{sts-extras}{A table is wider than the line; load graphicx to shrink
+        it}%
+      \usebox{\stsextras@box}%
+    }{%
+      \typeout{sts-extras: table shrunk from \the\wd\stsextras@box\space to \the\linewidth}%
+      \resizebox{\linewidth}{!}{\usebox{\stsextras@box}}%
+    }%
+  \else
+    \usebox{\stsextras@box}%
+  \fi}
+\makeatother"""
 
 
 def _settings_sentence(result: LeaderboardResult) -> str:
@@ -131,13 +222,18 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
     header[-3] = header[-3].replace(r"$\Delta$r", r"$\Delta r$")
     header[-2] = f"${header[-2]}$"  # z or t
     header[-1] = "$p$" + header[-1][1:]
-    for index, separator in ((4, " "), (5, " ("), (8, " ["), (9, " [")):
+    for index, separator in ((4, " "), (5, " ("), (8, " [")):
         header[index] = _stack(header[index], separator, separator != " ")
+    # "Δr vs baseline [95% BCa]" on three lines: the widest header of the table
+    delta, _, level = header[9].partition(" [")
+    header[9] = _lines_cell([*delta.rsplit(" ", 1), "[" + level])
+    header[-1] = _stack(header[-1], " (", True)
     lines = [
         r"\begin{table*}[t]",
         r"\centering",
         r"\footnotesize",
         r"\setlength{\tabcolsep}{2pt}",
+        r"\stsextrasfit{%",
         rf"\begin{{tabular}}{{{_COLUMNS}}}",
         r"\toprule",
         " & ".join(header) + r" \\",
@@ -151,7 +247,7 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
     )
     lines += [
         r"\bottomrule",
-        r"\end{tabular}",
+        r"\end{tabular}}",
         rf"\caption{{{escape(task)}: {unit.gold.size} pairs, gold {low:g}--{high:g}{bins}. "
         f"Models ranked by Pearson $r$. {_settings_sentence(result)}}}",
         rf"\label{{{label}}}",
@@ -165,11 +261,13 @@ def _mean_rank_table(result: LeaderboardResult) -> list[str]:
     if not rows:
         return []
     level = result.settings.get("confidence_level", 0.95)
-    names = [escape(task.name) for task in result.tasks]
+    names = [_name_cell(task.name) for task in result.tasks]
     lines = [
         r"\begin{table}[t]",
         r"\centering",
-        r"\small",
+        r"\footnotesize",
+        r"\setlength{\tabcolsep}{4pt}",
+        r"\stsextrasfit{%",
         rf"\begin{{tabular}}{{ll{'r' * len(names)}}}",
         r"\toprule",
         " & ".join(["Model", _stack(escape(f"mean rank [{level:.0%}]"), " [", True), *names])
@@ -177,12 +275,13 @@ def _mean_rank_table(result: LeaderboardResult) -> list[str]:
         r"\midrule",
     ]
     lines += [
-        " & ".join([_stack(escape(name), " (", True), *map(escape, cells)]) + r" \\"
-        for name, *cells in rows
+        " & ".join([_name_cell(name), _stack(escape(mean), " [", True), *map(escape, ranks)])
+        + r" \\"
+        for name, mean, *ranks in rows
     ]
     lines += [
         r"\bottomrule",
-        r"\end{tabular}",
+        r"\end{tabular}}",
         rf"\caption{{Mean rank across tasks with its {level:.0%} percentile interval "
         f"({result.settings.get('n_resamples')} bootstrap resamples within each task, seed "
         f"{result.settings.get('seed')}), and the rank on each task.}}".replace("%", r"\%"),
@@ -195,8 +294,10 @@ def _mean_rank_table(result: LeaderboardResult) -> list[str]:
 def to_latex(result: LeaderboardResult) -> str:
     """The ``booktabs`` tables of every unit and the mean rank, as the text of a ``.tex`` file."""
     out = [
-        "% Leaderboard tables written by sts-extras. Load booktabs in the preamble",
-        "% (\\usepackage{booktabs}) and \\input{leaderboard.tex}.",
+        "% Leaderboard tables written by sts-extras. Load booktabs and graphicx in the preamble",
+        "% (\\usepackage{booktabs,graphicx}) and \\input{leaderboard.tex}. A table wider than",
+        "% the line is shrunk to it (\\stsextrasfit, below; the log says so).",
+        _FIT_MACRO,
     ]
     labels: set[str] = set()
     for task in result.tasks:
