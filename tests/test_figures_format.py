@@ -145,13 +145,7 @@ def test_models_appear_in_table_order_in_every_figure(result, drawn):
             if any(text.startswith(model.split(" (")[0]) for model in table)
         ]
         assert [model.split(" (")[0] for model in table] == titles
-        # heat map: the numbered key under the matrix
-        key = [
-            text.split(". ", 1)[1]
-            for *_, text, _ in _svg_texts(folder / f"pairwise_{task}.svg")
-            if re.match(r"\d+\. ", text)
-        ]
-        assert key == table
+        # heat map: see test_heat_map_rows_and_columns_are_labelled_by_model_name
     # forest: each task's panel lists its table top to bottom
     labels = [(y, text) for _, y, text, _ in _svg_texts(folder / "forest.svg") if text in MODELS]
     labels.sort()
@@ -225,3 +219,75 @@ def test_a_figure_that_is_a_link_is_not_kept(result, tmp_path, monkeypatch):
     )
     write_figures_if_changed(result, tmp_path / "out", formats=("svg",))
     assert drawn == ["x"]
+
+
+# --- one message per figure ---------------------------------------------------------------------
+
+
+def _drawn_figure(monkeypatch, draw, *args):
+    """The matplotlib figure ``draw(*args, path)`` makes, kept instead of saved."""
+    kept = []
+    monkeypatch.setattr(figures_module, "_save", lambda figure, path, formats: kept.append(figure))
+    draw(*args, Path("unused.png"))
+    return kept[0]
+
+
+def test_forest_markers_follow_the_drawn_interval_and_the_legend_says_so(result, monkeypatch):
+    # The marker followed the Holm-adjusted p-value: a BCa interval clear of 0 was drawn with a
+    # hollow "n.s." marker. Now filled <=> the interval excludes 0 (the table's dagger).
+    from matplotlib.colors import to_rgba
+
+    figure = _drawn_figure(monkeypatch, figures_module.forest_plot, result)
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert legend == ["interval excludes 0 (†)", "interval includes 0", "baseline"]
+    checked = 0
+    for axis in figure.axes:  # TaskA, TaskB
+        intervals = [line for line in axis.lines if len(line.get_xdata()) == 2]
+        markers = [line for line in axis.lines if line.get_marker() == "o"]
+        for interval, marker in zip(intervals, markers):
+            low, high = interval.get_xdata()
+            filled = to_rgba(marker.get_markerfacecolor()) != (1.0, 1.0, 1.0, 1.0)
+            assert filled == (low > 0 or high < 0)
+            checked += 1
+    assert checked == 6  # three comparisons with the baseline per task
+
+
+def test_heat_map_rows_and_columns_are_labelled_by_model_name(result, monkeypatch):
+    figure = _drawn_figure(monkeypatch, figures_module.pairwise_heatmap, result, "TaskA")
+    axis = figure.axes[0]
+    names = [figures_module._label(row.model) for row in result.stats_for("TaskA")]
+    assert [label.get_text() for label in axis.get_yticklabels()] == names
+    assert [label.get_text() for label in axis.get_xticklabels()] == names
+
+
+def test_heat_map_labels_of_long_names_keep_start_and_end():
+    label = figures_module._label("sentence-transformers/paraphrase-multilingual-mpnet-base-v2")
+    lines = label.splitlines()
+    assert len(lines) == 3 and lines[1].endswith("…") and lines[-1].endswith("base-v2")
+
+
+def test_scatter_panels_have_their_own_model_score_range(monkeypatch):
+    # Similarity measures with different ranges: one shared y-axis flattened the narrow one.
+    rng = np.random.default_rng(5)
+    gold = rng.uniform(0, 5, 40)
+    predictions = {
+        "wide": gold * 2 - 5 + rng.normal(0, 0.5, 40),
+        "narrow": 0.3 + gold * 0.01 + rng.normal(0, 0.01, 40),
+    }
+    board = score_leaderboard(
+        [TaskScores(name="T", gold=gold, score_range=(0.0, 5.0), predictions=predictions)],
+        list(predictions),
+        baseline="wide",
+        n_resamples=200,
+        seed=0,
+    )
+    figure = _drawn_figure(monkeypatch, figures_module.scatter_plot, board, "T")
+    panels = [axis for axis in figure.axes if axis.collections]
+    assert len(panels) == 2
+    for axis in panels:
+        scores = np.concatenate([c.get_offsets()[:, 1] for c in axis.collections])
+        low, high = axis.get_ylim()
+        span = scores.max() - scores.min()
+        assert low <= scores.min() and high >= scores.max()
+        assert high - low <= 1.5 * span  # the panel's own range, not the other's
+    assert panels[0].get_xlim() == panels[1].get_xlim()  # the gold axis is shared

@@ -6,7 +6,11 @@ Every figure is written in each format asked for (``pdf``, ``png``, ``svg``), PN
 both columns (:data:`TWO_COLUMN` wide), a heat map of up to :data:`ONE_COLUMN_MODELS` models fits
 one column (:data:`ONE_COLUMN` wide; larger ones span both). No text is smaller than
 :data:`FONT_SIZE` pt at that size. Models appear in the order of the task's table (best first)
-in every figure; the panels of a scatter plot share their axes; legends sit outside the data;
+in every figure and label it by name; the panels of a scatter plot share the gold-score axis
+but each has its own model-score range (similarity measures have different ranges); each figure
+uses one significance coding, stated in its legend and matching the table's marks (the forest
+plot: filled = the BCa interval of Δr excludes 0, the table's †; the heat map: * = adjusted p at
+most alpha, the table's *); legends sit outside the data;
 colours come from the Okabe & Ito (2008) colour-blind-safe palette. Identical results give
 byte-identical files (no dates in the PDF/SVG metadata, fixed SVG ids).
 """
@@ -135,7 +139,9 @@ def scatter_plot(
     result: LeaderboardResult, task: str, path: Path, *, formats: Sequence[str] | None = None
 ) -> Path:
     """Model score against gold score, one panel per model in table order, points coloured by
-    gold-score bin; two columns wide, panels sharing both axes, the bin legend below them.
+    gold-score bin; two columns wide, panels sharing the gold-score axis, each with its own
+    model-score range (a measure whose scores span 0.2-0.4 is not flattened by one spanning -1 to
+    1), the bin legend below them.
 
     Saved to ``path`` and, for each of ``formats``, beside it with that suffix; returns ``path``.
     """
@@ -148,7 +154,7 @@ def scatter_plot(
     low, high = unit.score_range
     with _style():
         figure = _figure(TWO_COLUMN, 1.9 * lines + 0.9)
-        axes = figure.subplots(lines, columns, squeeze=False, sharex=True, sharey=True)
+        axes = figure.subplots(lines, columns, squeeze=False, sharex=True, sharey=False)
         for axis, row in zip(axes.flat, rows):
             name = _wrap(row.model, 26)
             if row.model == result.baseline:
@@ -210,7 +216,12 @@ def forest_plot(
 ) -> Path | None:
     """Δr = r(model) − r(baseline) with BCa intervals: one panel per task (stacked, sharing the
     Δr axis), models in the order of the task's table, the baseline at 0; None if no task has a
-    comparison. Saved to ``path`` and, for each of ``formats``, beside it; returns ``path``."""
+    comparison. Saved to ``path`` and, for each of ``formats``, beside it; returns ``path``.
+
+    One significance coding, the one drawn: a filled marker when the BCa interval excludes 0 (the
+    table's †), hollow when it includes 0; the legend says so. (The adjusted p-value of the
+    dependent-correlation test, the table's *, can disagree with the interval; it is in the
+    table, not here.)"""
     shown = [
         task.name
         for task in result.tasks
@@ -222,8 +233,6 @@ def forest_plot(
     if not shown:
         return None
     level = result.settings.get("confidence_level", 0.95)
-    alpha = result.settings.get("alpha", 0.05)
-    adjust = result.settings.get("multiple_comparisons", "holm")
     heights = [len(result.stats_for(task)) for task in shown]
     with requires_extra("figures"):
         from matplotlib.lines import Line2D
@@ -249,7 +258,7 @@ def forest_plot(
                     y,
                     marker="o",
                     color=colour,
-                    markerfacecolor=colour if item.holm_significant else "white",
+                    markerfacecolor=colour if item.bca_significant else "white",
                     markersize=5,
                 )
             axis.axvline(0.0, color="0.5", linestyle="--", linewidth=0.8)
@@ -259,9 +268,15 @@ def forest_plot(
             axis.set_title(task, loc="left")
         axes[-1].set_xlabel(f"Δr = r(model) − r({result.baseline}), {level:.0%} BCa interval")
         legend = [
-            Line2D([], [], marker="o", color="0.3", linestyle="", label=f"{adjust} p ≤ {alpha:g}"),
+            Line2D([], [], marker="o", color="0.3", linestyle="", label="interval excludes 0 (†)"),
             Line2D(
-                [], [], marker="o", color="0.3", markerfacecolor="white", linestyle="", label="n.s."
+                [],
+                [],
+                marker="o",
+                color="0.3",
+                markerfacecolor="white",
+                linestyle="",
+                label="interval includes 0",
             ),
             Line2D([], [], marker="D", color="black", linestyle="", label="baseline"),
         ]
@@ -272,6 +287,15 @@ def forest_plot(
 
 def _short(name: str, size: int) -> str:
     return name if len(name) <= size else name[: size - 3] + "..."
+
+
+def _label(name: str, width: int = 18, lines: int = 3) -> str:
+    """A model name as a heat-map label: at most ``lines`` lines of ``width`` characters (a cell
+    is as tall as three lines); a longer name keeps its start and its end, "…" between."""
+    wrapped = _wrap(name, width).splitlines()
+    if len(wrapped) > lines:
+        wrapped = [*wrapped[: lines - 2], wrapped[lines - 2] + "…", wrapped[-1]]
+    return "\n".join(wrapped)
 
 
 def pairwise_heatmap(
@@ -299,7 +323,12 @@ def pairwise_heatmap(
     wide = m > ONE_COLUMN_MODELS
     with _style():
         cell = 0.5 if m <= 8 else 4.0 / m
-        figure = _figure(TWO_COLUMN if wide else ONE_COLUMN, cell * m + 0.16 * (m + 3) + 0.8)
+        names = [_label(name) for name in models]
+        # the column names stand on top, turned: as tall as the longest line is long
+        label_height = 0.07 * max(len(line) for name in names for line in name.splitlines())
+        figure = _figure(
+            TWO_COLUMN if wide else ONE_COLUMN, cell * m + 0.16 * 3 + 0.8 + label_height
+        )
         axis = figure.subplots()
         # RdBu: a diverging map that stays readable with colour-vision deficiencies
         image = axis.imshow(shown, cmap="RdBu", vmin=0.0, vmax=1.0)
@@ -317,20 +346,17 @@ def pairwise_heatmap(
                     va="center",
                     color="white" if abs(value - 0.5) > 0.3 else "black",
                 )
-        # numbers (the table's order) on both axes, the names in a key below
-        numbers = [str(k + 1) for k in range(m)]
+        # the models' names (the table's order) on both axes: rows on the left, columns on top
         axis.set_xticks(range(m))
-        axis.set_xticklabels(numbers)
+        axis.set_xticklabels(names, rotation=90, ha="center", va="bottom")
         axis.xaxis.tick_top()
         axis.set_yticks(range(m))
-        axis.set_yticklabels(numbers)
+        axis.set_yticklabels(names)
         colour_bar = figure.colorbar(image, ax=axis, shrink=0.8, aspect=15, pad=0.03)
         colour_bar.set_ticks([0.0, 0.5, 1.0])
-        key = [f"{k + 1}. {_short(name, 60)}" for k, name in enumerate(models)]
         figure.supxlabel(
             "\n".join(
                 [
-                    *key,
                     "cell: P(row has the higher r than column)",
                     f"over {comparison.n_resamples} paired resamples;",
                     f"*: {adjust}-adjusted {test} p ≤ {alpha:g}",
