@@ -39,6 +39,7 @@ __all__ = [
     "MAX_SIMULATED_PAIRS",
     "MAX_SIMULATIONS",
     "MAX_VOTER_OPINIONS",
+    "max_local_workers",
 ]
 
 # --- bootstrap -------------------------------------------------------------------------------
@@ -86,3 +87,13 @@ MAX_VOTER_OPINIONS = 50_000_000
 #: Most simulated votes over all repetitions, ``n_reps * pairs of both designs``: 10^9, about
 #: 8 min at 0.5 us per vote (the paper's setting with 50 repetitions is 2 * 10^6).
 MAX_SIMULATED_PAIRS = 1_000_000_000
+
+
+# --- the leaderboard's local cluster ---------------------------------------------------------
+def max_local_workers() -> int:
+    """Most worker processes of a local Dask cluster (``workers``, ``--workers``): the CPUs of
+    this machine. Each worker is a process with one thread that imports torch and MTEB and builds
+    its own model (about 1 GB), so more workers than CPUs only compete for them and for memory."""
+    import os
+
+    return os.cpu_count() or 1

@@ -285,6 +285,7 @@ def test_collect_refuses_folders_without_cells_and_mixed_kinds(runs, tmp_path):
         (("--shard", "3/2"), "K must be between 1 and N"),
         (("--shard", "two"), "expected K/N"),
         (("--workers", "0"), "workers"),
+        (("--workers", "100000"), "at most"),  # a local cluster: no more workers than CPUs
         (("--workers", "2", "--dask-scheduler", "tcp://127.0.0.1:1"), "not both"),
         (("--gpu-per-cell",), "needs Dask"),
     ],

@@ -62,7 +62,7 @@ from sts_extras.leaderboard.writers import (
     check_figure_formats,
     write_reports,
 )
-from sts_extras.limits import MAX_BINS
+from sts_extras.limits import MAX_BINS, max_local_workers
 from sts_extras.optional import check_installed
 from sts_extras.stats.model_comparison import check_comparison_size
 
@@ -477,7 +477,13 @@ def _prepare(
 
 def _check_cluster(workers: Any, dask_scheduler: Any, gpu_per_cell: bool) -> None:
     if workers is not None:
-        check_positive_int(workers, "workers")
+        check_count(
+            workers,
+            "workers",
+            max_local_workers(),
+            why="the CPUs of this machine; for more, start workers elsewhere and give "
+            "`dask_scheduler`",
+        )
     if workers is not None and dask_scheduler is not None:
         raise UserInputError(
             "Give `workers` (a local Dask cluster) or `dask_scheduler` (a running one), not both."
