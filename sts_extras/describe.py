@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from sts_extras.datasets import DATASETS, get_spec, read_rows
+from sts_extras.datasets import get_spec, read_rows
 from sts_extras.errors import UserInputError
 from sts_extras.optional import requires_extra
 
@@ -214,16 +214,6 @@ def format_description(description: dict[str, Any], *, bar_width: int = 40) -> s
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "dataset",
-        help=f"one of: {', '.join(DATASETS)}, or a .csv/.jsonl/.parquet file with "
-        "sentence1,sentence2,score",
-    )
-    parser.add_argument("--config", default=None, help="dataset configuration (default: default)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-
-
 def _is_file(name: str) -> bool:
     """A ``dataset`` argument naming a table file rather than a packaged benchmark."""
     from sts_extras.annotation.tables import TABLE_SUFFIXES
@@ -232,6 +222,7 @@ def _is_file(name: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    """CLI adapter of ``sts-extras describe``: describe the benchmark or file, print it."""
     if _is_file(args.dataset):
         if args.config is not None:
             raise UserInputError(f"--config {args.config!r}: a file has no configurations.")

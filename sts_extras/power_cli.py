@@ -11,7 +11,8 @@ The correlations come from ``--r1 --r2 --r12`` or from a leaderboard JSON
 (``--leaderboard FILE --task T --model1 A [--model2 B]``: the two models' Pearson r on the task,
 the Pearson r between their scores and, unless ``--target-power`` is given alone, the task's n);
 explicit values win. ``--simulate`` adds a seeded Monte-Carlo check of the power.
-Nothing heavy is imported until :func:`run`.
+The options are defined in :mod:`sts_extras.cli.power` (re-exported here as :func:`add_arguments`),
+which imports nothing heavy; nothing heavy is imported here until :func:`run`.
 """
 
 from __future__ import annotations
@@ -22,50 +23,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+from sts_extras.cli.power import add_arguments
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.numbers import json_count, json_number
 from sts_extras.io.text import read_json
 
 __all__ = ["add_arguments", "run"]
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``sts-extras power``."""
-    values = parser.add_argument_group("correlations (or --leaderboard)")
-    values.add_argument("--r1", type=float, help="r(references, model 1)")
-    values.add_argument("--r2", type=float, help="r(references, model 2)")
-    values.add_argument("--r12", type=float, help="r(model 1, model 2)")
-    values.add_argument("--leaderboard", type=Path, help="leaderboard JSON to read r's and n from")
-    values.add_argument("--task", help="task of --leaderboard")
-    values.add_argument("--model1", help="model 1 in --leaderboard")
-    values.add_argument("--model2", help="model 2 in --leaderboard (default: its baseline)")
-    question = parser.add_argument_group("question")
-    question.add_argument("--n", type=int, help="number of items")
-    question.add_argument(
-        "--target-power", type=float, help="target power (alone: smallest n; with --n: min Δr)"
-    )
-    test = parser.add_argument_group("test")
-    test.add_argument("--method", default="meng1992", help="dependent-correlation test")
-    test.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    test.add_argument(
-        "--alternative", default="two-sided", help="two-sided, greater (r1 > r2) or less"
-    )
-    check = parser.add_argument_group("simulation check")
-    check.add_argument(
-        "--simulate", action="store_true", help="also estimate the power by simulation"
-    )
-    check.add_argument(
-        "--simulations",
-        type=int,
-        default=None,
-        help="simulated samples, with --simulate (default 10000; at most 10^7, and "
-        "--simulations x n at most 2 x 10^9)",
-    )
-    check.add_argument(
-        "--progress", action="store_true", help="show a progress bar over the simulations"
-    )
-    check.add_argument("--seed", type=int, default=0, help="seed of the simulation")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
 def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:

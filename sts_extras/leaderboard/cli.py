@@ -1,7 +1,9 @@
-"""``sts-extras leaderboard``: the command-line options and the adapter to :func:`run_leaderboard`.
+"""``sts-extras leaderboard``: the adapter from the command-line options to :func:`run_leaderboard`.
 
-Importing this module loads neither MTEB, torch, sentence-transformers nor the datasets library,
-so ``sts-extras leaderboard --help`` stays fast; they are imported when a run starts.
+The options themselves are defined in :mod:`sts_extras.cli.leaderboard` (re-exported here as
+:func:`add_arguments`), which imports nothing heavy, so ``--help`` does not load this module.
+Importing this module loads neither MTEB, torch, sentence-transformers nor the datasets library;
+they are imported when a run starts.
 """
 
 from __future__ import annotations
@@ -11,207 +13,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from sts_extras.cli.leaderboard import add_arguments
 from sts_extras.leaderboard.cells import parse_shard
 from sts_extras.leaderboard.collect import collect_leaderboard
-from sts_extras.leaderboard.pipeline import DEFAULT_OUTPUT, run_leaderboard, run_shard
-from sts_extras.leaderboard.resolve import MIN_RESAMPLES, check_n_resamples
+from sts_extras.leaderboard.pipeline import run_leaderboard, run_shard
+from sts_extras.leaderboard.resolve import check_n_resamples
 from sts_extras.leaderboard.scoring import LeaderboardResult
 from sts_extras.leaderboard.writers import check_figure_formats
 
 __all__ = ["add_arguments", "run", "run_collect"]
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``sts-extras leaderboard``."""
-    parser.add_argument(
-        "--model",
-        action="append",
-        metavar="NAME_OR_PATH[=NAME]",
-        help="a name in MTEB's model registry (loaded by mteb.get_model with MTEB's prompts, "
-        "loader arguments and revision, e.g. sts-extras/DynaMax-Jaccard), or a "
-        "sentence-transformers model name or directory; '=NAME' sets its display name "
-        "(repeatable); 'all-MiniLM-L6-v2' is the packaged offline copy",
-    )
-    parser.add_argument(
-        "--trust-remote-code",
-        action="store_true",
-        help="let models run code from their repositories (sentence-transformers' "
-        "trust_remote_code; required by registry models MTEB loads with it)",
-    )
-    parser.add_argument(
-        "--vectors",
-        action="append",
-        metavar="PATH_OR_NAME",
-        help="word vectors (word2vec/GloVe/fastText file, model2vec directory, "
-        "gensim-downloader name, or 'distilled[:MODEL]'); each adds avg-cos, "
-        "MaxPool-Jaccard and DynaMax-Jaccard (repeatable)",
-    )
-    parser.add_argument(
-        "--trust-pickle",
-        action="store_true",
-        help="read --vectors files in gensim's native .kv/.model format: they are Python "
-        "pickles, and reading one runs any code stored in it (only for files you trust; the "
-        "other formats hold only data)",
-    )
-    parser.add_argument(
-        "--task",
-        action="append",
-        metavar="NAME",
-        help="DSCS, STSS131 or any MTEB STS task (repeatable; default: DSCS and STSS131)",
-    )
-    parser.add_argument(
-        "--baseline",
-        metavar="MODEL",
-        help="model the others are compared with (default: avg-cos of the first "
-        "--vectors source, else the first --model)",
-    )
-    parser.add_argument(
-        "--output",
-        default=DEFAULT_OUTPUT,
-        metavar="DIR",
-        help="directory for the reports (default: %(default)s)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    parser.add_argument(
-        "--n-resamples",
-        type=int,
-        default=10000,
-        metavar="N",
-        help=f"bootstrap resamples per task, shared by its models (at least {MIN_RESAMPLES}; "
-        "default: 10000)",
-    )
-    parser.add_argument(
-        "--test",
-        default="meng1992",
-        metavar="METHOD",
-        help="test of two dependent correlations: steiger1980, meng1992, williams1959, "
-        "hittner2003, dunn1969, hotelling1940, hendrickson1970, olkin1967 or pearson1898 "
-        "(default: %(default)s)",
-    )
-    parser.add_argument(
-        "--adjust",
-        default="holm",
-        metavar="METHOD",
-        help="p-value adjustment over the pairs of a task: holm, bonferroni, sidak, holm-sidak, "
-        "simes-hochberg, hommel, fdr_bh, fdr_by or none (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--bins",
-        type=int,
-        default=3,
-        metavar="K",
-        help="equal-width bins of the gold scale for the scaled Pearson (default: 3)",
-    )
-    parser.add_argument(
-        "--sif", action="store_true", help="SIF-weight the words of the static-vector models"
-    )
-    parser.add_argument(
-        "--round-scores",
-        action="store_true",
-        help="round system scores to 3 decimals before every statistic (STSS-131 guidance)",
-    )
-    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
-    parser.add_argument(
-        "--figure-format",
-        metavar="FORMATS",
-        help="comma-separated figure formats: pdf, png, svg (default: pdf,png)",
-    )
-    parser.add_argument(
-        "--score-range",
-        nargs=2,
-        type=float,
-        metavar=("MIN", "MAX"),
-        help="gold-score range of --task CSV files (default: read from the file)",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    beyond = parser.add_argument_group(
-        "beyond one machine",
-        "run the cells (model x task) as shards or on a Dask cluster; see also "
-        "'sts-extras leaderboard collect --help'",
-    )
-    beyond.add_argument(
-        "--shard",
-        metavar="K/N",
-        help="evaluate only shard K of N of the cells (contiguous blocks, model-major; e.g. "
-        "--shard $SLURM_ARRAY_TASK_ID/$N) and write no report: build it with "
-        "'sts-extras leaderboard collect' from every shard's --output",
-    )
-    beyond.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help="run the cells on a local Dask cluster of N worker processes (needs "
-        "sts-extras[distributed])",
-    )
-    beyond.add_argument(
-        "--dask-scheduler",
-        metavar="ADDRESS",
-        help="run the cells on the running dask.distributed scheduler at ADDRESS "
-        "(e.g. tcp://10.0.0.5:8786)",
-    )
-    beyond.add_argument(
-        "--gpu-per-cell",
-        action="store_true",
-        help="with Dask: each cell asks for the worker resource GPU=1 (start the workers with "
-        "--resources GPU=1)",
-    )
-    commands = parser.add_subparsers(dest="leaderboard_command", metavar="collect")
-    collect = commands.add_parser(
-        "collect",
-        help="build the report from cells evaluated elsewhere (shards, plain MTEB runs)",
-        description="Build the leaderboard report from the cells in DIR ... without loading any "
-        "model: the --output folders of 'sts-extras leaderboard --shard K/N' jobs (their plans "
-        "and settings must agree, and every cell must be found), or folders written by plain "
-        "mteb.evaluate(..., prediction_folder=DIR) runs (with MTEB's result cache, if you "
-        "have it, as another DIR).",
-    )
-    _add_collect_arguments(collect)
-    collect.set_defaults(_run=run_collect)
-
-
-def _add_collect_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("directories", nargs="+", metavar="DIR", help="folders to collect")
-    parser.add_argument(
-        "--output",
-        default=DEFAULT_OUTPUT,
-        metavar="DIR",
-        help="directory for the report (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--baseline",
-        metavar="MODEL",
-        help="plain MTEB folders: model the others are compared with (default: the first found)",
-    )
-    parser.add_argument(
-        "--allow-missing",
-        action="store_true",
-        help="report cells no folder holds as not evaluated instead of refusing",
-    )
-    settings = parser.add_argument_group(
-        "settings of the statistics",
-        "for plain MTEB folders (defaults as for a run); sts-extras outputs carry their own, "
-        "and a different value is refused",
-    )
-    settings.add_argument("--seed", type=int, help="bootstrap seed (default: 0)")
-    settings.add_argument(
-        "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default: 10000)"
-    )
-    settings.add_argument("--test", metavar="METHOD", help="dependent-correlation test")
-    settings.add_argument("--adjust", metavar="METHOD", help="p-value adjustment")
-    settings.add_argument("--bins", type=int, metavar="K", help="bins of the scaled Pearson")
-    settings.add_argument(
-        "--round-scores",
-        action="store_true",
-        default=None,
-        help="round system scores to 3 decimals before every statistic",
-    )
-    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
-    parser.add_argument(
-        "--figure-format",
-        metavar="FORMATS",
-        help="comma-separated figure formats: pdf, png, svg (default: pdf,png)",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,8 +1,12 @@
-"""The ``sts-extras`` command line.
+"""The ``sts-extras`` command line: the parser of every command, and the dispatcher.
 
-Each subcommand lives in the module that owns the feature; that module exposes
-``add_arguments(parser)`` and ``run(args) -> int``. Heavy libraries are imported inside ``run``,
-so ``sts-extras --help`` stays fast.
+Each subcommand has one module in this package, :mod:`sts_extras.cli.<command>`, with
+``add_arguments(parser)`` (argument definitions only) and ``run(args) -> int``, which imports the
+module that does the work (:mod:`sts_extras.leaderboard.cli`, :mod:`sts_extras.annotation.cli`,
+:mod:`sts_extras.power_cli`, :mod:`sts_extras.describe`) when the command starts. Building the
+whole parser imports argparse and :mod:`sts_extras.cli.choices` only -- no numpy, scipy, pandas,
+pydantic, torch, MTEB or ``datasets`` -- so ``sts-extras --help`` and every ``--help`` below it
+are fast (``tests/test_cli_startup.py`` holds this; ``benchmarks/bench_cli_startup.py`` times it).
 
 A :class:`~sts_extras.errors.UserInputError` (bad option, missing file, unknown name) is printed
 as one line with exit status 2, and so is an ``OSError`` about a path the user gave (or a file
@@ -30,19 +34,20 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from sts_extras.errors import CacheError, UserInputError
-from sts_extras.integrity import CacheDiscardedWarning
 from sts_extras.optional import MissingExtraError
 
-# subcommand -> (module, one-line help)
+__all__ = ["SUBCOMMANDS", "build_parser", "main", "steer_home_caches"]
+
+# subcommand -> (its module of options, one-line help); each module is light (see above)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "describe": ("sts_extras.describe", "Summarise a benchmark: scores, lengths, readability."),
-    "leaderboard": ("sts_extras.leaderboard.cli", "Run models x tasks and report every statistic."),
+    "describe": ("sts_extras.cli.describe", "Summarise a benchmark: scores, lengths, readability."),
+    "leaderboard": ("sts_extras.cli.leaderboard", "Run models x tasks and report every statistic."),
     "annotate": (
-        "sts_extras.annotation.cli",
+        "sts_extras.cli.annotate",
         "Plan, score and simulate adaptive pairwise vote collection.",
     ),
     "power": (
-        "sts_extras.power_cli",
+        "sts_extras.cli.power",
         "Power, sample size and minimal detectable difference of a dependent-correlation test.",
     ),
 }
@@ -107,7 +112,7 @@ def steer_home_caches() -> dict[str, str]:
     dict
         The variables set, and their new values.
     """
-    from sts_extras.vectors.distill import default_cache_dir
+    from sts_extras.io.locations import default_cache_dir
 
     try:
         defaults = _home_defaults()
@@ -155,6 +160,8 @@ def _error(command: str, message: object) -> int:
 def _one_line_cache_warnings() -> Iterator[None]:
     """Show a :class:`~sts_extras.integrity.CacheDiscardedWarning` as one line, without the
     source line Python adds: it reports a repaired cache, not a place in the code."""
+    from sts_extras.integrity import CacheDiscardedWarning  # pydantic: only when a command runs
+
     show = warnings.showwarning
 
     def showwarning(
@@ -179,10 +186,10 @@ def _one_line_cache_warnings() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sts-extras``; return the exit status (0, 2 for a user error, 130 if interrupted)."""
-    steer_home_caches()  # before any library reads its variables
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # imports no library, so steering after it is in time
+    steer_home_caches()  # before any library reads its variables
     try:
         with _one_line_cache_warnings():
             return int(args._run(args) or 0)
@@ -203,7 +210,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
