@@ -4,15 +4,86 @@ A bar is shown only when asked (``progress=True``; the command line's ``--progre
 stderr, through tqdm (a dependency of sts-extras). It is closed however the loop ends, so a
 Ctrl-C (``KeyboardInterrupt``) leaves a clean terminal and reaches the command line, which
 prints one line, ``interrupted``, and exits with status 130.
+
+The libraries a leaderboard run calls draw bars of their own (``datasets`` generating a split,
+``transformers`` loading weights, huggingface_hub downloading, model2vec distilling).
+:func:`library_bars` turns them off for the duration of a command (``--no-progress``) through
+each library's own switch, and restores it after.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+import importlib.util
+import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-__all__ = ["Progress", "progress_bar"]
+__all__ = ["Progress", "library_bars", "library_bars_shown", "progress_bar"]
+
+# module -> its (is on, turn off, turn on) switch of every bar it draws; each library also
+# reads an environment variable (HF_HUB_DISABLE_PROGRESS_BARS, HF_DATASETS_DISABLE_PROGRESS_BARS)
+# that, when set, wins over these calls (they warn and do nothing)
+_SWITCHES: dict[str, tuple[str, str, str]] = {
+    "huggingface_hub.utils": (
+        "are_progress_bars_disabled",  # the inverse: see _is_on
+        "disable_progress_bars",
+        "enable_progress_bars",
+    ),
+    "datasets": ("is_progress_bar_enabled", "disable_progress_bars", "enable_progress_bars"),
+    "transformers.utils.logging": (
+        "is_progress_bar_enabled",
+        "disable_progress_bar",
+        "enable_progress_bar",
+    ),
+}
+_shown = [True]  # what library_bars last set (model2vec has no switch: see vectors.distill)
+
+
+def library_bars_shown() -> bool:
+    """Whether the libraries' own bars are to be shown (False inside ``library_bars(False)``)."""
+    return _shown[-1]
+
+
+def _is_on(module: object, name: str) -> bool:
+    value = bool(getattr(module, name)())
+    return not value if name == "are_progress_bars_disabled" else value
+
+
+@contextmanager
+def library_bars(enabled: bool) -> Iterator[None]:
+    """Show (``True``: leave as they are) or hide the bars of the libraries for the block.
+
+    Hiding imports huggingface_hub, ``datasets`` and ``transformers`` (those installed) to turn
+    their switches off, and turns back on, at the end, the ones that were on. model2vec's
+    distillation bar follows :func:`library_bars_shown` (:mod:`sts_extras.vectors.distill`).
+
+    Parameters
+    ----------
+    enabled : bool
+        False for ``--no-progress``.
+    """
+    restore: list[Callable[[], object]] = []
+    _shown.append(enabled)
+    try:
+        if not enabled:
+            for module_name, (is_on, turn_off, turn_on) in _SWITCHES.items():
+                if importlib.util.find_spec(module_name.split(".")[0]) is None:
+                    continue  # not installed: draws no bar
+                module = importlib.import_module(module_name)
+                with warnings.catch_warnings():  # the user's environment variable wins, quietly
+                    warnings.simplefilter("ignore")
+                    if _is_on(module, is_on):
+                        getattr(module, turn_off)()
+                        restore.append(getattr(module, turn_on))
+        yield
+    finally:
+        _shown.pop()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for switch_on in reversed(restore):
+                switch_on()
 
 
 class Progress(Protocol):

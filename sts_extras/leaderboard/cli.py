@@ -20,6 +20,7 @@ from sts_extras.leaderboard.pipeline import run_leaderboard, run_shard
 from sts_extras.leaderboard.resolve import check_n_resamples
 from sts_extras.leaderboard.scoring import LeaderboardResult
 from sts_extras.leaderboard.writers import check_figure_formats
+from sts_extras.progress import library_bars
 
 __all__ = ["add_arguments", "run", "run_collect"]
 
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     }
     output = Path(args.output).expanduser()
     if args.shard is not None:
-        summary = run_shard(args.shard, **options)
+        with library_bars(not args.no_progress):
+            summary = run_shard(args.shard, **options)
         print(
             f"Shard {summary.shard}: {len(summary.cells)} of {summary.total} cells written to "
             f"{output.resolve()}; build the report with: sts-extras leaderboard collect "
@@ -68,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return _failed_status(summary.failed)
-    result = run_leaderboard(**options)
+    with library_bars(not args.no_progress):
+        result = run_leaderboard(**options)
     return _report_status(result, output)
 
 
@@ -77,7 +80,13 @@ def run_collect(args: argparse.Namespace) -> int:
     check_figure_formats(args.figure_format, "--figure-format")
     if args.n_resamples is not None:
         check_n_resamples(args.n_resamples, "--n-resamples")
-    result = collect_leaderboard(
+    with library_bars(not args.no_progress):
+        result = _collect(args)
+    return _report_status(result, Path(args.output).expanduser())
+
+
+def _collect(args: argparse.Namespace) -> LeaderboardResult:
+    return collect_leaderboard(
         args.directories,
         output=args.output,
         baseline=args.baseline,
@@ -92,7 +101,6 @@ def run_collect(args: argparse.Namespace) -> int:
         adjust=args.adjust,
         round_scores=args.round_scores,
     )
-    return _report_status(result, Path(args.output).expanduser())
 
 
 def _report_status(result: LeaderboardResult, output: Path) -> int:

@@ -12,6 +12,10 @@ only when a model is distilled.
 Distillation runs torch on as many threads as there are free CPUs (:func:`free_cpus`): on a
 machine where another process keeps a core busy, torch's threads would otherwise wait for each
 other, and two threads on one free core run slower than one.
+
+model2vec's progress bar over the vocabulary says what it is for ("distilling static vectors from
+MODEL (once per machine)" rather than "Encoding tokens"), and is hidden with the other libraries'
+bars under :func:`sts_extras.progress.library_bars` ``(False)`` (``--no-progress``).
 """
 
 from __future__ import annotations
@@ -28,10 +32,12 @@ from sts_extras.errors import UserInputError
 from sts_extras.integrations.hub import ModelSource, snapshot_dir, source_identity
 from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
 from sts_extras.io.locations import default_cache_dir
+from sts_extras.progress import library_bars_shown
 
 __all__ = [
     "default_cache_dir",
     "distill_to",
+    "distillation_description",
     "distillation_key",
     "distillation_name",
     "distilled_model_dir",
@@ -126,6 +132,47 @@ def _torch_threads(count: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def distillation_description(source: str) -> str:
+    """What the distillation bar says: ``"distilling static vectors from <source> (once per
+    machine)"``."""
+    return f"distilling static vectors from {source} (once per machine)"
+
+
+@contextlib.contextmanager
+def _distillation_bar(source: str) -> Iterator[None]:
+    """Relabel model2vec's bar over the vocabulary, or hide it (:func:`library_bars_shown`).
+
+    model2vec has no progress switch and no description argument: its ``distill`` draws
+    ``tqdm(..., desc="Encoding tokens")`` through the name ``tqdm`` of
+    ``model2vec.distill.inference``, which is replaced for the block by a tqdm with our label
+    (and ``disable=True`` when bars are hidden). If a model2vec release moves that name, its bar
+    shows as model2vec draws it (``tests/test_cli_progress.py`` would then fail).
+    """
+    try:
+        from model2vec.distill import inference
+    except ImportError:  # no such module in this model2vec: leave its bar alone
+        yield
+        return
+    original = getattr(inference, "tqdm", None)
+    if original is None:
+        yield
+        return
+    hidden = not library_bars_shown()
+    description = distillation_description(source)
+
+    def relabelled(*args: Any, **kwargs: Any) -> Any:
+        kwargs["desc"] = description
+        if hidden:
+            kwargs["disable"] = True
+        return original(*args, **kwargs)
+
+    setattr(inference, "tqdm", relabelled)  # noqa: B010  (a class to mypy; a name to replace)
+    try:
+        yield
+    finally:
+        setattr(inference, "tqdm", original)  # noqa: B010
+
+
 def distill_to(source: str, target: Path, pca_dims: int | None, *, key: dict[str, Any]) -> None:
     """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``.
 
@@ -139,7 +186,7 @@ def distill_to(source: str, target: Path, pca_dims: int | None, *, key: dict[str
             "Distilling static vectors needs model2vec's distill extra: "
             f"pip install 'model2vec[distill]' ({error})."
         ) from None
-    with _torch_threads(free_cpus()):
+    with _torch_threads(free_cpus()), _distillation_bar(source):
         model = distill(source, pca_dims=pca_dims, quantize_to="float32")
     with atomic_directory(target) as staging:
         model.save_pretrained(str(staging))
