@@ -4,4 +4,5 @@ import sys
 
 from sts_extras.cli.dispatch import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing this module (pydoc, doctest collection) runs nothing
+    sys.exit(main())
