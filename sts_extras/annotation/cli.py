@@ -169,6 +169,8 @@ def _plan(args: argparse.Namespace) -> int:
         print(json.dumps(plan.to_dict(), indent=2))
     else:
         print(plan.describe())
+        if "alpha" in plan.derived:  # `annotate score` checks the selection with its --alpha
+            print(f"score the votes with: sts-extras annotate score --alpha {plan.alpha:g} ...")
         for name, (path, _) in outputs.items():
             if name.endswith("config"):
                 print(f"Label Studio labeling config written to {path}")
@@ -363,7 +365,8 @@ def _check_simulate_counts(args: argparse.Namespace) -> None:
         name="--voters",
     )
     check_positive_int(args.m, "--m")
-    check_positive_int(args.n_ballots, "--n-ballots")
+    if args.n_ballots is not None:  # None: derived from the number of items (plan_adaptive)
+        check_positive_int(args.n_ballots, "--n-ballots")
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -402,6 +405,12 @@ def _simulate(args: argparse.Namespace) -> int:
         print(json.dumps(result.summary(), indent=2))
     else:
         print(result.format_table(compare=z is None))
+        plan = result.adaptive_plan
+        if plan.derived:  # say so: the table's design is not the paper's default
+            print(
+                f"note: adaptive design alpha = {plan.alpha:g}, n_b = {plan.n_ballots} "
+                f"({' and '.join(plan.derived)} derived from the {plan.n_items} items)"
+            )
         if result.distribution == "exponential":
             print(
                 "note: the paper's exponential rho_w, spearman and kendall come from a "

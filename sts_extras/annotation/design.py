@@ -34,8 +34,12 @@ from sts_extras.limits import MAX_BALLOTS, MAX_PAIRS  # re-exported: their old h
 __all__ = [
     "MAX_BALLOTS",
     "MAX_PAIRS",
+    "DEFAULT_ALPHA",
+    "DEFAULT_N_BALLOTS",
+    "MIN_LAST_BALLOT",
     "CampaignPlan",
     "DesignWarning",
+    "adaptive_defaults",
     "ballot_sizes",
     "clean_label",
     "clean_labels",
@@ -44,6 +48,16 @@ __all__ = [
     "plan_uniform",
     "round_half_up",
 ]
+
+
+#: The paper's design (§4.2): alpha = 0.5 over n_b = 7 ballots -- the defaults where they fit.
+DEFAULT_ALPHA = 0.5
+DEFAULT_N_BALLOTS = 7
+#: Fewest items a ballot can hold: its pairs are drawn among its own items.
+MIN_LAST_BALLOT = 2
+# alpha values tried, in order, when the default leaves too few items: round numbers, and 0.75
+# always works (round_half_up(0.75 * k) >= 2 for every k >= 2, so the sizes never drop below 2)
+_ALPHA_STEPS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75)
 
 
 class DesignWarning(UserWarning):
@@ -115,6 +129,11 @@ class CampaignPlan:
     advice : tuple of str
         The §2.7 heuristics that this plan breaks, each with the numbers (also issued as
         :class:`DesignWarning`).
+    derived : tuple of str
+        The parameters (``"n_ballots"``, ``"alpha"``) that were not given and were derived from
+        ``n_items`` because the paper's default leaves fewer than :data:`MIN_LAST_BALLOT` items
+        in the last ballot (:func:`adaptive_defaults`); empty when the given values or the
+        paper's defaults are used.
     """
 
     approach: str
@@ -130,6 +149,7 @@ class CampaignPlan:
     m_unif: float
     m_top_approx: float | None
     advice: tuple[str, ...] = ()
+    derived: tuple[str, ...] = ()
 
     @property
     def n_item_comparisons(self) -> int:
@@ -157,6 +177,7 @@ class CampaignPlan:
         if self.approach == "adaptive":
             lines += [
                 f"  alpha = {self.alpha:g}, n_b = {self.n_ballots}, M = {self.m} per ballot",
+                *self._derived_lines(),
                 "  items per ballot (Eq. 2): " + ", ".join(map(str, self.items_per_ballot)),
                 "  pairs per ballot:         " + ", ".join(map(str, self.pairs_per_ballot)),
                 f"  N_comp (Eq. 3): {self.n_comparisons} pairs = {self.n_item_comparisons} "
@@ -175,6 +196,18 @@ class CampaignPlan:
             ]
         lines += [f"  warning: {text}" for text in self.advice]
         return "\n".join(lines)
+
+    def _derived_lines(self) -> list[str]:
+        """Say which parameters were derived from the number of items, and how."""
+        why = {
+            "n_ballots": f"n_b = {self.n_ballots} derived from the {self.n_items} items: the "
+            f"largest n_b <= {DEFAULT_N_BALLOTS} that keeps at least {MIN_LAST_BALLOT} items "
+            f"in the last ballot at alpha = {DEFAULT_ALPHA:g} (2 if none does)",
+            "alpha": f"alpha = {self.alpha:g} derived from the {self.n_items} items: the "
+            f"smallest of {', '.join(f'{step:g}' for step in _ALPHA_STEPS)} that keeps at least "
+            f"{MIN_LAST_BALLOT} items in the last of {self.n_ballots} ballots",
+        }
+        return [f"  ({why[name]})" for name in self.derived]
 
 
 def ballot_sizes(n_items: int, alpha: float, n_ballots: int) -> tuple[int, ...]:
@@ -215,6 +248,70 @@ def ballot_sizes(n_items: int, alpha: float, n_ballots: int) -> tuple[int, ...]:
     return tuple(sizes)
 
 
+def adaptive_defaults(
+    n_items: int, alpha: float | None = None, n_ballots: int | None = None
+) -> tuple[float, int, tuple[str, ...]]:
+    """``alpha`` and ``n_ballots`` of an adaptive campaign over ``n_items``, the missing derived.
+
+    The paper's design is alpha = 0.5 over 7 ballots (:data:`DEFAULT_ALPHA`,
+    :data:`DEFAULT_N_BALLOTS`); on few items it leaves fewer than :data:`MIN_LAST_BALLOT` items
+    in the last ballot (50 items: 50, 25, 13, 7, 4, 2, 1). A value not given is derived so that
+    every accepted ``n_items`` gets a plan:
+
+    * ``n_ballots`` not given: the largest ``n_b <= 7`` whose last ballot keeps at least 2 items
+      at ``alpha`` (the given one, else 0.5);
+    * ``alpha`` not given: 0.5 if it fits ``n_ballots``, else the smallest of 0.55, 0.6, ...,
+      0.75 that does (0.75 always does).
+
+    Given values are returned as they are: one that does not fit is refused by
+    :func:`plan_adaptive` with the numbers.
+
+    Parameters
+    ----------
+    n_items : int
+        :math:`N_{items}`, at least 2.
+    alpha : float, optional
+    n_ballots : int, optional
+
+    Returns
+    -------
+    (alpha, n_ballots, derived)
+        ``derived`` names the parameters whose value differs from the paper's default because
+        it was derived (empty for 990 items, and whenever both are given).
+
+    Examples
+    --------
+    >>> adaptive_defaults(990)
+    (0.5, 7, ())
+    >>> adaptive_defaults(50)
+    (0.5, 6, ('n_ballots',))
+    >>> adaptive_defaults(2)
+    (0.75, 2, ('n_ballots', 'alpha'))
+    """
+    n_items = check_positive_int(n_items, "n_items", minimum=2)
+    if alpha is not None:
+        alpha = check_open_unit_interval(alpha, "alpha")
+
+    def fits(alpha: float, n_ballots: int) -> bool:
+        return ballot_sizes(n_items, alpha, n_ballots)[-1] >= MIN_LAST_BALLOT
+
+    derived = []
+    if n_ballots is None:
+        trial = DEFAULT_ALPHA if alpha is None else alpha
+        fitting = (count for count in range(DEFAULT_N_BALLOTS, 1, -1) if fits(trial, count))
+        # none fits (2 items at alpha 0.5, or a small given alpha): 2 ballots, the fewest
+        # adaptive; a given alpha is then refused by plan_adaptive, a default one derived below
+        n_ballots = next(fitting, 2)
+        if n_ballots != DEFAULT_N_BALLOTS:
+            derived.append("n_ballots")
+    if alpha is None:
+        n_ballots = check_positive_int(n_ballots, "n_ballots")
+        alpha = next((step for step in _ALPHA_STEPS if fits(step, n_ballots)), DEFAULT_ALPHA)
+        if alpha != DEFAULT_ALPHA:
+            derived.append("alpha")
+    return alpha, n_ballots, tuple(derived)
+
+
 def _pairs_for(n_items: int, m: int) -> int:
     return (n_items * m + 1) // 2  # ceil: odd M x odd N adds one pair (footnote 6)
 
@@ -250,8 +347,8 @@ def _emit(advice: list[str]) -> tuple[str, ...]:
 def plan_adaptive(
     n_items: int,
     *,
-    alpha: float = 0.5,
-    n_ballots: int = 7,
+    alpha: float | None = None,
+    n_ballots: int | None = None,
     m: int | None = None,
     n_comparisons: int | None = None,
 ) -> CampaignPlan:
@@ -265,10 +362,14 @@ def plan_adaptive(
     ----------
     n_items : int
         :math:`N_{items}`, at least 2.
-    alpha : float, default 0.5
-        Fraction of each ballot's items that go on to the next ballot, in (0, 1).
-    n_ballots : int, default 7
-        :math:`n_b`, at least 2.
+    alpha : float, optional
+        Fraction of each ballot's items that go on to the next ballot, in (0, 1). Default: the
+        paper's 0.5, or when that leaves fewer than 2 items in the last ballot of ``n_ballots``,
+        the smallest of 0.55, 0.6, ..., 0.75 that does not (:func:`adaptive_defaults`).
+    n_ballots : int, optional
+        :math:`n_b`, at least 2. Default: the paper's 7, or the largest smaller count whose
+        last ballot keeps at least 2 items (50 items: 6 ballots, 25, 13, 7, 4, 2 items after
+        the first); :attr:`CampaignPlan.derived` says which values were derived.
     m : int, optional
         :math:`M`. The paper recommends an even value (footnote 6).
     n_comparisons : int, optional
@@ -313,8 +414,11 @@ def plan_adaptive(
     (990, 495, 248, 124, 62, 31, 16)
     >>> plan.n_comparisons, plan.n_item_comparisons, plan.m_top
     (19660, 39320, 140)
+    >>> plan_adaptive(50, m=8).items_per_ballot  # n_b = 6 derived: 7 would leave 1 item
+    (50, 25, 13, 7, 4, 2)
     """
     n_items = check_positive_int(n_items, "n_items", minimum=2)
+    alpha, n_ballots, derived = adaptive_defaults(n_items, alpha, n_ballots)
     alpha = check_open_unit_interval(alpha, "alpha")
     n_ballots = check_positive_int(n_ballots, "n_ballots")
     if n_ballots < 2:
@@ -375,6 +479,7 @@ def plan_adaptive(
         m_unif=m_unif,
         m_top_approx=(1 - alpha) * n_ballots * m_unif,
         advice=_emit(advice),
+        derived=derived,
     )
 
 

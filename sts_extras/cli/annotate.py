@@ -29,8 +29,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     budget = plan.add_mutually_exclusive_group(required=True)
     budget.add_argument("--m", type=int, help="appearances of each item in each ballot")
     budget.add_argument("--n-comparisons", type=int, help="budget in pairs (Eq. 3)")
-    plan.add_argument("--alpha", type=float, default=0.5, help="fraction selected per ballot")
-    plan.add_argument("--n-ballots", type=int, default=7, help="number of ballots n_b")
+    plan.add_argument(
+        "--alpha",
+        type=float,
+        help="fraction selected per ballot (default: the paper's 0.5; if that leaves fewer than "
+        "2 items in the last of --n-ballots ballots, the smallest of 0.55, 0.6, ..., 0.75 that "
+        "does not)",
+    )
+    plan.add_argument(
+        "--n-ballots",
+        type=int,
+        help="number of ballots n_b (default: the paper's 7, or fewer when few items would "
+        "leave fewer than 2 in the last ballot: 50 items give 6)",
+    )
     plan.add_argument("--uniform", action="store_true", help="plan a uniform campaign (§2.4)")
     plan.add_argument(
         "--pairs-out", type=Path, help="write ballot 1 here as CSV (needs --items or --pairs)"
@@ -111,8 +122,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--n-items", type=int, help="items of the law (default 990; with --z, its line count)"
     )
     simulate.add_argument("--m", type=int, default=20)
-    simulate.add_argument("--alpha", type=float, default=0.5)
-    simulate.add_argument("--n-ballots", type=int, default=7)
+    simulate.add_argument(
+        "--alpha", type=float, help="fraction selected per ballot (default: as for plan)"
+    )
+    simulate.add_argument(
+        "--n-ballots", type=int, help="number of ballots (default: as for plan; 7 for 990 items)"
+    )
     simulate.add_argument("--voters", type=int, default=100)
     simulate.add_argument(
         "--published-code",
