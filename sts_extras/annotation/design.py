@@ -199,10 +199,16 @@ class CampaignPlan:
 
     def _derived_lines(self) -> list[str]:
         """Say which parameters were derived from the number of items, and how."""
+        fewest = "alpha" in self.derived  # even 2 ballots empty the last one at alpha = 0.5
         why = {
-            "n_ballots": f"n_b = {self.n_ballots} derived from the {self.n_items} items: the "
-            f"largest n_b <= {DEFAULT_N_BALLOTS} that keeps at least {MIN_LAST_BALLOT} items "
-            f"in the last ballot at alpha = {DEFAULT_ALPHA:g} (2 if none does)",
+            "n_ballots": f"n_b = {self.n_ballots} derived from the {self.n_items} items: "
+            + (
+                f"the fewest ballots; no n_b keeps {MIN_LAST_BALLOT} items at alpha = "
+                f"{DEFAULT_ALPHA:g}"
+                if fewest
+                else f"the largest n_b <= {DEFAULT_N_BALLOTS} that keeps at least "
+                f"{MIN_LAST_BALLOT} items in the last ballot"
+            ),
             "alpha": f"alpha = {self.alpha:g} derived from the {self.n_items} items: the "
             f"smallest of {', '.join(f'{step:g}' for step in _ALPHA_STEPS)} that keeps at least "
             f"{MIN_LAST_BALLOT} items in the last of {self.n_ballots} ballots",
