@@ -61,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
     }
     output = Path(args.output).expanduser()
     if args.shard is not None:
-        with library_bars(not args.no_progress):
-            summary = run_shard(args.shard, **options)
+        summary = run_shard(args.shard, **options)  # its bars follow --no-progress
         print(
             f"Shard {summary.shard}: {len(summary.cells)} of {summary.total} cells written to "
             f"{output.resolve()}; build the report with: sts-extras leaderboard collect "
@@ -70,8 +69,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return _failed_status(summary.failed)
-    with library_bars(not args.no_progress):
-        result = run_leaderboard(**options)
+    result = run_leaderboard(**options)  # the libraries' bars too follow --no-progress
     return _report_status(result, output)
 
 

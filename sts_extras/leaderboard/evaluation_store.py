@@ -85,9 +85,10 @@ NOT_EVALUATION_CODE = (
     "leaderboard/report.py",
     "leaderboard/scoring.py",
     "leaderboard/writers.py",
-    "cli.py",
+    "cli/",
     "describe.py",
     "power_cli.py",
+    "progress.py",
 )
 
 

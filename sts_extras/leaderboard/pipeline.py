@@ -64,6 +64,7 @@ from sts_extras.leaderboard.writers import (
 )
 from sts_extras.limits import MAX_BINS, max_local_workers
 from sts_extras.optional import check_installed
+from sts_extras.progress import library_bars
 from sts_extras.stats.model_comparison import check_comparison_size
 
 __all__ = [
@@ -197,40 +198,42 @@ def run_leaderboard(
     disk) is a :class:`~sts_extras.leaderboard.report_set.OutputWriteError` naming it, and the
     set already there is kept.
     """
-    run = _prepare(
-        models=models,
-        vectors=vectors,
-        tasks=tasks,
-        baseline=baseline,
-        output=output,
-        seed=seed,
-        n_resamples=n_resamples,
-        bins=bins,
-        sif=sif,
-        round_scores=round_scores,
-        test=test,
-        adjust=adjust,
-        figures=figures,
-        score_range=score_range,
-        cache_dir=cache_dir,
-        trust_remote_code=trust_remote_code,
-        trust_pickle=trust_pickle,
-        workers=workers,
-        dask_scheduler=dask_scheduler,
-        gpu_per_cell=gpu_per_cell,
-    )
-    formats = check_figure_formats(figure_formats)
-    recover_output(run.output)
-    with output_errors(run.output), staging_folder(run.output) as staging:
-        evaluate_cells(run, run.plan.cells(), staging, progress=progress, shards=("1/1",))
-        result = report_from_cells(
-            staging,
-            run.output,
-            progress=progress,
+    # the libraries' own bars (datasets, transformers, model2vec) follow `progress` too
+    with library_bars(progress):
+        run = _prepare(
+            models=models,
+            vectors=vectors,
+            tasks=tasks,
+            baseline=baseline,
+            output=output,
+            seed=seed,
+            n_resamples=n_resamples,
+            bins=bins,
+            sif=sif,
+            round_scores=round_scores,
+            test=test,
+            adjust=adjust,
             figures=figures,
-            figure_formats=formats,
+            score_range=score_range,
+            cache_dir=cache_dir,
+            trust_remote_code=trust_remote_code,
+            trust_pickle=trust_pickle,
+            workers=workers,
+            dask_scheduler=dask_scheduler,
+            gpu_per_cell=gpu_per_cell,
         )
-        commit(staging, run.output)
+        formats = check_figure_formats(figure_formats)
+        recover_output(run.output)
+        with output_errors(run.output), staging_folder(run.output) as staging:
+            evaluate_cells(run, run.plan.cells(), staging, progress=progress, shards=("1/1",))
+            result = report_from_cells(
+                staging,
+                run.output,
+                progress=progress,
+                figures=figures,
+                figure_formats=formats,
+            )
+            commit(staging, run.output)
     return result
 
 
@@ -294,23 +297,24 @@ def run_shard(shard: str, **options: Any) -> ShardSummary:
     index, count = parse_shard(shard, "`shard`")
     progress = options.pop("progress", True)
     check_figure_formats(options.pop("figure_formats", None))
-    run = _prepare(**options)
-    cells = shard_cells(run.plan.cells(), index, count)
-    label = f"{index}/{count}"
-    recover_output(run.output)
-    kept, shards = _cells_already_there(run)
-    kept = {cell: record for cell, record in kept.items() if cell not in cells}
-    with output_errors(run.output), staging_folder(run.output) as staging:
-        outcomes = evaluate_cells(
-            run,
-            cells,
-            staging,
-            progress=progress,
-            shards=(*shards, label),
-            kept=[copied_outcome(record) for record in kept.values()],
-        )
-        write_manifest(staging, {"shard": label})
-        commit(staging, run.output)
+    with library_bars(progress):
+        run = _prepare(**options)
+        cells = shard_cells(run.plan.cells(), index, count)
+        label = f"{index}/{count}"
+        recover_output(run.output)
+        kept, shards = _cells_already_there(run)
+        kept = {cell: record for cell, record in kept.items() if cell not in cells}
+        with output_errors(run.output), staging_folder(run.output) as staging:
+            outcomes = evaluate_cells(
+                run,
+                cells,
+                staging,
+                progress=progress,
+                shards=(*shards, label),
+                kept=[copied_outcome(record) for record in kept.values()],
+            )
+            write_manifest(staging, {"shard": label})
+            commit(staging, run.output)
     failed = tuple(
         f"{outcome.model} on {outcome.task}: {outcome.error}"
         for outcome in outcomes
