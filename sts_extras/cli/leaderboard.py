@@ -109,13 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="round system scores to 3 decimals before every statistic (STSS-131 guidance)",
     )
-    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
-    parser.add_argument(
-        "--figure-format",
-        metavar="FORMATS",
-        help=f"comma-separated figure formats: {', '.join(choices.FIGURE_FORMATS)} "
-        "(default: pdf,png)",
-    )
+    _add_figure_options(parser)
     parser.add_argument(
         "--score-range",
         nargs=2,
@@ -205,13 +199,7 @@ def _add_collect_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="round system scores to 3 decimals before every statistic",
     )
-    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
-    parser.add_argument(
-        "--figure-format",
-        metavar="FORMATS",
-        help=f"comma-separated figure formats: {', '.join(choices.FIGURE_FORMATS)} "
-        "(default: pdf,png)",
-    )
+    _add_figure_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
@@ -227,3 +215,14 @@ def run_collect(args: argparse.Namespace) -> int:
     from sts_extras.leaderboard import cli
 
     return cli.run_collect(args)
+
+
+def _add_figure_options(parser: argparse.ArgumentParser) -> None:
+    """``--no-figures`` and ``--figure-format``, the same for a run and for ``collect``."""
+    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    parser.add_argument(
+        "--figure-format",
+        metavar="FORMATS",
+        help=f"comma-separated figure formats: {', '.join(choices.FIGURE_FORMATS)} "
+        "(default: pdf,png)",
+    )
