@@ -221,7 +221,7 @@ def test_the_default_model_in_another_environment_has_the_same_distillation(tmp_
 
     seen = []
 
-    def fake_distill(source, target, pca_dims, *, key):
+    def fake_distill(source, target, pca_dims, *, key, label=None):
         seen.append((target, key))
         raise RuntimeError("stop here")
 

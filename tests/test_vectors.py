@@ -230,7 +230,7 @@ def test_default_cache_location_and_offline_default_model(monkeypatch, tmp_path)
     assert default_cache_dir() == tmp_path / "custom"
     seen = {}
 
-    def fake_distill(source, target, pca_dims, *, key):
+    def fake_distill(source, target, pca_dims, *, key, label=None):
         seen.update(source=source, target=target, pca_dims=pca_dims)
         raise RuntimeError("stop here")
 

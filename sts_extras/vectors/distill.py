@@ -173,11 +173,19 @@ def _distillation_bar(source: str) -> Iterator[None]:
         setattr(inference, "tqdm", original)  # noqa: B010
 
 
-def distill_to(source: str, target: Path, pca_dims: int | None, *, key: dict[str, Any]) -> None:
+def distill_to(
+    source: str,
+    target: Path,
+    pca_dims: int | None,
+    *,
+    key: dict[str, Any],
+    label: str | None = None,
+) -> None:
     """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``.
 
     The folder appears whole, with its manifest (holding ``key``, see :func:`distillation_key`),
-    or not at all: a concurrent reader or a killed run never sees half of it.
+    or not at all: a concurrent reader or a killed run never sees half of it. ``label`` names
+    the model in the progress bar (default ``source``).
     """
     try:
         from model2vec.distill import distill
@@ -186,7 +194,7 @@ def distill_to(source: str, target: Path, pca_dims: int | None, *, key: dict[str
             "Distilling static vectors needs model2vec's distill extra: "
             f"pip install 'model2vec[distill]' ({error})."
         ) from None
-    with _torch_threads(free_cpus()), _distillation_bar(source):
+    with _torch_threads(free_cpus()), _distillation_bar(label or source):
         model = distill(source, pca_dims=pca_dims, quantize_to="float32")
     with atomic_directory(target) as staging:
         model.save_pretrained(str(staging))
@@ -217,5 +225,5 @@ def distilled_model_dir(
         if reason is None:
             return target
         discard(target, reason)
-    distill_to(source, target, pca_dims, key=key)
+    distill_to(source, target, pca_dims, key=key, label=model.display)
     return target
