@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,6 +39,11 @@ _SWITCHES: dict[str, tuple[str, str, str]] = {
         "enable_progress_bar",
     ),
 }
+#: Switches not worth an import of their own: transformers is heavy (a warm re-run never imports
+#: it) and takes its initial state from huggingface_hub's switch when it is imported, so inside
+#: the block it starts hidden; if it was imported during the block, its switch is turned back on
+#: at the end (when huggingface_hub's was on).
+_INHERITS_FROM_HUB = ("transformers.utils.logging",)
 _shown = [True]  # what library_bars last set (model2vec has no switch: see vectors.distill)
 
 
@@ -55,9 +61,12 @@ def _is_on(module: object, name: str) -> bool:
 def library_bars(enabled: bool) -> Iterator[None]:
     """Show (``True``: leave as they are) or hide the bars of the libraries for the block.
 
-    Hiding imports huggingface_hub, ``datasets`` and ``transformers`` (those installed) to turn
-    their switches off, and turns back on, at the end, the ones that were on. model2vec's
-    distillation bar follows :func:`library_bars_shown` (:mod:`sts_extras.vectors.distill`).
+    Hiding imports huggingface_hub and ``datasets`` (those installed; MTEB imports both anyway)
+    to turn their switches off, and turns back on, at the end, the ones that were on.
+    ``transformers`` is never imported for this: one already imported is switched like the
+    others, one imported inside the block starts hidden (it copies huggingface_hub's switch) and
+    is switched back on at the end. model2vec's distillation bar follows
+    :func:`library_bars_shown` (:mod:`sts_extras.vectors.distill`).
 
     Parameters
     ----------
@@ -65,10 +74,15 @@ def library_bars(enabled: bool) -> Iterator[None]:
         False for ``--no-progress``.
     """
     restore: list[Callable[[], object]] = []
+    deferred: list[str] = []
+    hub_was_on = False
     _shown.append(enabled)
     try:
         if not enabled:
             for module_name, (is_on, turn_off, turn_on) in _SWITCHES.items():
+                if module_name in _INHERITS_FROM_HUB and module_name not in sys.modules:
+                    deferred.append(module_name)
+                    continue
                 if importlib.util.find_spec(module_name.split(".")[0]) is None:
                     continue  # not installed: draws no bar
                 module = importlib.import_module(module_name)
@@ -77,6 +91,7 @@ def library_bars(enabled: bool) -> Iterator[None]:
                     if _is_on(module, is_on):
                         getattr(module, turn_off)()
                         restore.append(getattr(module, turn_on))
+                        hub_was_on = hub_was_on or module_name.startswith("huggingface_hub")
         yield
     finally:
         _shown.pop()
@@ -84,6 +99,10 @@ def library_bars(enabled: bool) -> Iterator[None]:
             warnings.simplefilter("ignore")
             for switch_on in reversed(restore):
                 switch_on()
+            for module_name in deferred:  # imported inside the block: hidden since, turn on
+                imported = sys.modules.get(module_name)
+                if imported is not None and hub_was_on:
+                    getattr(imported, _SWITCHES[module_name][2])()
 
 
 class Progress(Protocol):

@@ -106,6 +106,24 @@ def test_library_bars_are_switched_back_on_after_the_block():
     assert library_bars_shown()
 
 
+def test_hiding_the_bars_does_not_import_transformers(tmp_path):
+    """A warm re-run never loads a model, so it must not import transformers (seconds) just to
+    switch its bars off; imported inside the block, it starts hidden and is switched back on."""
+    code = (
+        "import sys\n"
+        "from sts_extras.progress import library_bars\n"
+        "with library_bars(False):\n"
+        "    assert 'transformers' not in sys.modules\n"
+        "    from transformers.utils import logging\n"
+        "    assert not logging.is_progress_bar_enabled()\n"
+        "assert logging.is_progress_bar_enabled()\n"
+    )
+    pytest.importorskip("transformers")
+    env = {k: v for k, v in os.environ.items() if "PROGRESS_BARS" not in k}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
 def test_bars_switched_off_before_stay_off():
     datasets = pytest.importorskip("datasets")
     datasets.disable_progress_bars()
