@@ -1,8 +1,10 @@
 """Test-session settings (everything offline, no GUI backend) and the fixtures the leaderboard
 tests share: empty caches per module, a tiny sentence-transformers model, tiny word vectors."""
 
+import json
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -107,3 +109,35 @@ def _save_tiny_bert(path, words):
 def save_tiny_bert():
     """``save_tiny_bert(path, words)``: write a tiny random BERT over ``words`` to ``path``."""
     return _save_tiny_bert
+
+
+def _run_on_dscs(cache, output, **inputs):
+    """One in-process leaderboard run on DSCS (seed 5, 200 resamples, no figures, no bars) with
+    the given models/vectors; its leaderboard.json without versions, and the messages of the
+    CacheDiscardedWarnings it gave."""
+    from sts_extras.integrity import CacheDiscardedWarning
+    from sts_extras.leaderboard import run_leaderboard
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run_leaderboard(
+            tasks=["DSCS"],
+            output=output,
+            seed=5,
+            n_resamples=200,
+            figures=False,
+            progress=False,
+            cache_dir=cache,
+            **inputs,
+        )
+    data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
+    data.pop("versions")
+    discarded = [str(w.message) for w in caught if issubclass(w.category, CacheDiscardedWarning)]
+    return data, discarded
+
+
+@pytest.fixture(scope="session")
+def run_on_dscs():
+    """``run_on_dscs(cache, output, models=..., vectors=...)``: one in-process run on DSCS;
+    ``(leaderboard.json without versions, CacheDiscardedWarning messages)``."""
+    return _run_on_dscs

@@ -7,46 +7,20 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import warnings
 from pathlib import Path
 
 import pytest
 
-from sts_extras.integrity import MANIFEST_FILE, CacheDiscardedWarning
-
-SEED = 5
-N_RESAMPLES = 200
-
-
-def _run(model: Path, cache: Path, output: Path) -> tuple[dict, list[str]]:
-    """One in-process run on DSCS; its leaderboard.json (without versions) and our warnings."""
-    from sts_extras.leaderboard import run_leaderboard
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run_leaderboard(
-            models=[str(model)],
-            tasks=["DSCS"],
-            output=output,
-            seed=SEED,
-            n_resamples=N_RESAMPLES,
-            figures=False,
-            progress=False,
-            cache_dir=cache,
-        )
-    data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
-    data.pop("versions")
-    discarded = [str(w.message) for w in caught if issubclass(w.category, CacheDiscardedWarning)]
-    return data, discarded
+from sts_extras.integrity import MANIFEST_FILE
 
 
 @pytest.fixture(scope="module")
-def clean(tmp_path_factory, tiny_model_dir):
+def clean(tmp_path_factory, tiny_model_dir, run_on_dscs):
     """A tiny sentence-transformers model, and the caches and output of one clean run."""
     root = tmp_path_factory.mktemp("integrity")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MTEB_CACHE", str(root / "mteb"))
-        data, discarded = _run(tiny_model_dir, root / "cache", root / "output")
+        data, discarded = run_on_dscs(root / "cache", root / "output", models=[str(tiny_model_dir)])
         assert discarded == []
         yield {"model": tiny_model_dir, "root": root, "json": data}
 
@@ -133,7 +107,7 @@ def _one(pattern: str, root: Path) -> Path:
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_a_damaged_file_gives_the_clean_numbers(clean, case, tmp_path, monkeypatch):
+def test_a_damaged_file_gives_the_clean_numbers(clean, case, tmp_path, monkeypatch, run_on_dscs):
     where, name, damage = CASES[case]
     cache, output = tmp_path / "cache", tmp_path / "output"
     shutil.copytree(clean["root"] / "cache", cache)
@@ -149,7 +123,7 @@ def test_a_damaged_file_gives_the_clean_numbers(clean, case, tmp_path, monkeypat
         target = _one(f"**/{name}", output)
     damage(target)
 
-    data, discarded = _run(clean["model"], cache, output)
+    data, discarded = run_on_dscs(cache, output, models=[str(clean["model"])])
 
     assert data == clean["json"]
     if where == "output":  # not a cache: rewritten by the run, nothing to discard

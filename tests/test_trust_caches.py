@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -22,34 +21,10 @@ from hypothesis import strategies as st
 from sts_extras.io import folder_content_digest
 from sts_extras.vectors import WordVectors
 
-SEED = 5
-N_RESAMPLES = 200
-
 
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-def _leaderboard(cache: Path, output: Path, **inputs) -> dict:
-    """One in-process run on DSCS; its leaderboard.json without versions."""
-    from sts_extras.leaderboard import run_leaderboard
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        run_leaderboard(
-            tasks=["DSCS"],
-            output=output,
-            seed=SEED,
-            n_resamples=N_RESAMPLES,
-            figures=False,
-            progress=False,
-            cache_dir=cache,
-            **inputs,
-        )
-    data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
-    data.pop("versions")
-    return data
-
-
 def _pearsons(data: dict) -> list:
     return [(row["model"], row["pearson"]) for row in data["results"]]
 
@@ -125,15 +100,15 @@ def test_a_change_in_the_middle_of_a_model_gives_a_new_identity(big_model, tmp_p
 
 
 def test_a_rerun_after_a_change_in_the_middle_of_a_model_gives_the_clean_numbers(
-    big_model, tmp_path, mteb_cache
+    run_on_dscs, big_model, tmp_path, mteb_cache
 ):
     model = tmp_path / "model"
     shutil.copytree(big_model, model)
-    first = _leaderboard(tmp_path / "cache", tmp_path / "first", models=[str(model)])
+    first = run_on_dscs(tmp_path / "cache", tmp_path / "first", models=[str(model)])[0]
     _change_middle(model / "model.safetensors")
 
-    rerun = _leaderboard(tmp_path / "cache", tmp_path / "rerun", models=[str(model)])
-    clean = _leaderboard(tmp_path / "clean-cache", tmp_path / "clean", models=[str(model)])
+    rerun = run_on_dscs(tmp_path / "cache", tmp_path / "rerun", models=[str(model)])[0]
+    clean = run_on_dscs(tmp_path / "clean-cache", tmp_path / "clean", models=[str(model)])[0]
 
     assert _pearsons(rerun) == _pearsons(clean)
     assert _pearsons(first) != _pearsons(clean)  # the change does change the numbers
@@ -141,15 +116,15 @@ def test_a_rerun_after_a_change_in_the_middle_of_a_model_gives_the_clean_numbers
 
 
 def test_the_same_model_under_another_name_is_not_restored_under_the_first(
-    big_model, tmp_path, mteb_cache
+    run_on_dscs, big_model, tmp_path, mteb_cache
 ):
     """MTEB's files name the model (``local/<folder>``): the same bytes in a folder of another
     name share the content identity but not the stored evaluation, whose files carry the name."""
     first, second = tmp_path / "first-name", tmp_path / "second-name"
     shutil.copytree(big_model, first)
     shutil.copytree(big_model, second)
-    _leaderboard(tmp_path / "cache", tmp_path / "a", models=[str(first)])
-    _leaderboard(tmp_path / "cache", tmp_path / "b", models=[str(second)])
+    run_on_dscs(tmp_path / "cache", tmp_path / "a", models=[str(first)])
+    run_on_dscs(tmp_path / "cache", tmp_path / "b", models=[str(second)])
     written = json.loads(
         next((tmp_path / "b" / "predictions").rglob("*_predictions.json")).read_text("utf-8")
     )
@@ -169,15 +144,15 @@ def test_a_permutation_of_vector_rows_gives_a_new_identity(vectors_file, tmp_pat
 
 
 def test_a_rerun_after_permuting_vector_rows_gives_the_clean_numbers(
-    vectors_file, tmp_path, mteb_cache
+    run_on_dscs, vectors_file, tmp_path, mteb_cache
 ):
     vectors = tmp_path / "tiny.txt"
     shutil.copyfile(vectors_file, vectors)
-    first = _leaderboard(tmp_path / "cache", tmp_path / "first", vectors=[str(vectors)])
+    first = run_on_dscs(tmp_path / "cache", tmp_path / "first", vectors=[str(vectors)])[0]
     _permute_middle_rows(vectors_file, vectors)
 
-    rerun = _leaderboard(tmp_path / "cache", tmp_path / "rerun", vectors=[str(vectors)])
-    clean = _leaderboard(tmp_path / "clean-cache", tmp_path / "clean", vectors=[str(vectors)])
+    rerun = run_on_dscs(tmp_path / "cache", tmp_path / "rerun", vectors=[str(vectors)])[0]
+    clean = run_on_dscs(tmp_path / "clean-cache", tmp_path / "clean", vectors=[str(vectors)])[0]
 
     assert _pearsons(rerun) == _pearsons(clean)
     assert _pearsons(first) != _pearsons(clean)
