@@ -179,8 +179,8 @@ def verify_manifest(folder: Path, key: Mapping[str, Any] | str | None = None) ->
     manifest = _read_manifest(folder)
     if isinstance(manifest, str):
         return manifest
-    recorded_key = json.loads(json.dumps(manifest.key))
-    if key is not None and json.loads(json.dumps(key, sort_keys=True, default=str)) != recorded_key:
+    # the recorded key is parsed JSON already; the given one is normalised the way it was written
+    if key is not None and json.loads(json.dumps(key, default=str)) != manifest.key:
         return f"{folder} was built for other settings"
     try:
         present = folder_digests(folder)
