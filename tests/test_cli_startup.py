@@ -50,6 +50,7 @@ COMMANDS = [
     ["annotate", "simulate"],
     ["power"],
     ["describe"],
+    ["reproduce"],
 ]
 
 
@@ -90,6 +91,7 @@ def test_help_imports_nothing_heavy(argv):
         "sts_extras.power_cli",
         "sts_extras.describe",
         "sts_extras.datasets",
+        "sts_extras.reproduce",
     }
     assert sorted(work & set(shown["modules"])) == []  # type: ignore[arg-type]
 
@@ -117,7 +119,7 @@ def test_the_console_script_help_lists_every_command():
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    for command in ("describe", "leaderboard", "annotate", "power"):
+    for command in ("describe", "leaderboard", "annotate", "power", "reproduce"):
         assert command in result.stdout
 
 
@@ -134,6 +136,7 @@ SOURCES = {
     "DEFAULT_MIN_AGREEMENT": ("sts_extras.annotation.agreement", "DEFAULT_MIN_AGREEMENT"),
     "UPDATES": ("sts_extras.annotation.scoring", "UPDATES"),
     "DISTRIBUTIONS": ("sts_extras.annotation.voters", "DISTRIBUTIONS"),
+    "PAPER_NAMES": ("sts_extras.reproduce.papers", "PAPERS"),
 }
 
 
@@ -145,7 +148,7 @@ def test_every_light_copy_names_its_source():
 def test_the_light_copy_equals_its_source(name):
     module, attribute = SOURCES[name]
     source = getattr(importlib.import_module(module), attribute)
-    if isinstance(source, dict):  # DATASETS: the names are its keys, in order
+    if isinstance(source, dict):  # DATASETS, PAPERS: the names are their keys, in order
         source = tuple(source)
     assert getattr(choices, name) == source
 
@@ -157,8 +160,9 @@ def test_the_light_copy_equals_its_source(name):
         (["power"], choices.DEPENDENT_METHODS),
         (["describe"], choices.DATASET_NAMES),
         (["annotate", "score"], choices.VOTE_FORMATS),
+        (["reproduce"], choices.PAPER_NAMES),
     ],
-    ids=["leaderboard", "power", "describe", "annotate score"],
+    ids=["leaderboard", "power", "describe", "annotate score", "reproduce"],
 )
 def test_help_lists_the_names_the_command_takes(argv, names):
     text = " ".join(str(_help_in_subprocess(argv)["help"]).split())

@@ -19,6 +19,7 @@ __all__ = [
     "DISTRIBUTIONS",
     "FIGURE_FORMATS",
     "MIN_RESAMPLES",
+    "PAPER_NAMES",
     "UPDATES",
     "VOTE_FORMATS",
 ]
@@ -51,6 +52,8 @@ ADJUST_METHODS = (
 )
 #: the keys of :data:`sts_extras.datasets.DATASETS`
 DATASET_NAMES = ("dscs", "stss131")
+#: the keys of :data:`sts_extras.reproduce.papers.PAPERS`
+PAPER_NAMES = ("dscs", "stss131", "scaled-pearson", "lombardo", "dynamax")
 #: :data:`sts_extras.leaderboard.pipeline.DEFAULT_OUTPUT`
 DEFAULT_OUTPUT = "leaderboard"
 #: :data:`sts_extras.leaderboard.resolve.MIN_RESAMPLES`

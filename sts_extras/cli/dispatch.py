@@ -3,8 +3,9 @@
 Each subcommand has one module in this package, :mod:`sts_extras.cli.<command>`, with
 ``add_arguments(parser)`` (argument definitions only) and ``run(args) -> int``, which imports the
 module that does the work (:mod:`sts_extras.leaderboard.cli`, :mod:`sts_extras.annotation.cli`,
-:mod:`sts_extras.power_cli`, :mod:`sts_extras.describe`) when the command starts. Building the
-whole parser imports argparse and :mod:`sts_extras.cli.choices` only -- no numpy, scipy, pandas,
+:mod:`sts_extras.power_cli`, :mod:`sts_extras.describe`, :mod:`sts_extras.reproduce.command`)
+when the command starts. Building the whole parser imports argparse and
+:mod:`sts_extras.cli.choices` only -- no numpy, scipy, pandas,
 pydantic, torch, MTEB or ``datasets`` -- so ``sts-extras --help`` and every ``--help`` below it
 are fast (``tests/test_cli_startup.py`` holds this; ``benchmarks/bench_cli_startup.py`` times it).
 
@@ -49,6 +50,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "power": (
         "sts_extras.cli.power",
         "Power, sample size and minimal detectable difference of a dependent-correlation test.",
+    ),
+    "reproduce": (
+        "sts_extras.cli.reproduce",
+        "Recompute the seed papers' published numbers and print them beside ours.",
     ),
 }
 

@@ -1,0 +1,39 @@
+"""``sts-extras reproduce``: the seed papers' published numbers beside ours.
+
+An application layer: the paper modules (:mod:`~sts_extras.reproduce.dscs`,
+:mod:`~sts_extras.reproduce.stss131`, :mod:`~sts_extras.reproduce.scaled_pearson`,
+:mod:`~sts_extras.reproduce.lombardo`, :mod:`~sts_extras.reproduce.dynamax`) recompute what can
+be recomputed offline through the library and list the rest with the command that reproduces it;
+:mod:`~sts_extras.reproduce.report` gathers and renders them. Nothing in the library imports
+this package.
+"""
+
+from sts_extras.reproduce.papers import ALL, PAPERS, paper_keys, paper_module
+from sts_extras.reproduce.report import (
+    PaperRows,
+    ReproductionReport,
+    format_markdown,
+    format_text,
+    report_json,
+    reproduce,
+    write_report,
+)
+from sts_extras.reproduce.rows import ReproducedRow, RowStatus, computed_row, network_row
+
+__all__ = [
+    "ALL",
+    "PAPERS",
+    "PaperRows",
+    "ReproducedRow",
+    "ReproductionReport",
+    "RowStatus",
+    "computed_row",
+    "format_markdown",
+    "format_text",
+    "network_row",
+    "paper_keys",
+    "paper_module",
+    "report_json",
+    "reproduce",
+    "write_report",
+]

