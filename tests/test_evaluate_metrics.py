@@ -20,7 +20,10 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 import evaluate
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from sts_extras.evaluate_modules import ScoreFeatures
 from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson
 from sts_extras.stats.ranking import weighted_rank_correlation
 
@@ -199,3 +202,82 @@ def test_metric_card(loaded, name):
     # the card's examples run as written
     results = _run_doctests(card, f"{name}/README.md")
     assert results.attempted >= 2 and results.failed == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# the batch goes to Arrow in one conversion per column (sts_extras.evaluate_modules.ScoreFeatures)
+# ----------------------------------------------------------------------------------------------
+
+real_columns = st.one_of(
+    st.lists(st.floats(allow_nan=False, width=64), min_size=1, max_size=30),
+    st.lists(st.integers(-(2**70), 2**70), min_size=1, max_size=30),
+    st.lists(st.floats(allow_nan=False, width=32), min_size=1, max_size=30).map(
+        lambda values: np.array(values, dtype=np.float32)
+    ),
+    st.lists(st.integers(-(2**62), 2**62), min_size=1, max_size=30).map(np.array),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(column=real_columns)
+def test_score_features_encode_the_values_of_item_by_item_encoding(column):
+    """ScoreFeatures.encode_batch writes exactly the floats of datasets' item-by-item encoding."""
+    import datasets
+
+    features = ScoreFeatures.of("predictions")
+    batch = {"predictions": column}
+    ours = features.encode_batch(batch)["predictions"]
+    theirs = datasets.Features(features).encode_batch(batch)["predictions"]
+    assert ours.dtype == np.float64
+    assert ours.tolist() == theirs
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))  # -0.0 stays -0.0
+
+
+def test_batch_is_encoded_per_column_not_per_item(loaded, monkeypatch):
+    """evaluate's default encoding calls datasets' encode_nested_example once per score (about
+    1 s per 10^6 scores); the module's features encode each column in one numpy conversion."""
+    import datasets.features.features as features_module
+
+    calls = []
+    original = features_module.encode_nested_example
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(features_module, "encode_nested_example", counting)
+    output = loaded["weighted_rank_correlation"].compute(
+        predictions=PREDICTIONS, references=REFERENCES
+    )
+    assert output["tau_w"] == weighted_rank_correlation(PREDICTIONS, REFERENCES).tau_w
+    assert calls == []
+
+
+@pytest.mark.parametrize("kind", ["ndarray", "list", "float32", "series"])
+def test_weighted_rank_correlation_module_equals_core_for_every_input_kind(loaded, kind):
+    """Whatever container the scores come in, the module's four values are the library's."""
+    import pandas as pd
+
+    convert = {
+        "ndarray": np.asarray,
+        "list": lambda values: values.tolist(),
+        "float32": lambda values: values.astype(np.float32),
+        "series": pd.Series,
+    }[kind]
+    predictions, references = convert(PREDICTIONS), convert(REFERENCES)
+    output = loaded["weighted_rank_correlation"].compute(
+        predictions=predictions, references=references
+    )
+    core = weighted_rank_correlation(np.asarray(predictions), np.asarray(references))
+    assert output == {
+        "rho_w": core.rho_w,
+        "tau_w": core.tau_w,
+        "spearman": core.spearman,
+        "kendall": core.kendall,
+    }
+
+
+def test_nested_lists_are_refused_as_before(loaded):
+    module = loaded["weighted_rank_correlation"]
+    with pytest.raises(ValueError, match="don't match the expected format"):
+        module.compute(predictions=[[1.0, 2.0], [2.0, 3.0], [0.5, 1.0]], references=[1, 2, 3])

@@ -12,6 +12,8 @@ from itertools import permutations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy import special, stats
 
@@ -349,3 +351,86 @@ def test_tau_w_memory_and_inputs_untouched():
     weighted_inversions(codes, weights)
     for array, copy in zip((x, y, weights, codes), (*copies, before)):
         np.testing.assert_array_equal(array, copy)
+
+
+# ----------------------------------------------------------------------------------------------
+# one sort per input for all four statistics, same numbers as scipy's own routes
+# ----------------------------------------------------------------------------------------------
+
+
+@st.composite
+def paired_scores(draw):
+    """Two score vectors of 3..400 items on a grid of 2..60 levels (many ties) or continuous."""
+    n = draw(st.integers(3, 400))
+    seed = draw(st.integers(0, 2**32 - 1))
+    levels = [draw(st.sampled_from([None, 2, 3, 7, 60])) for _ in range(2)]
+    rng = np.random.default_rng(seed)
+    references = rng.normal(size=n)
+    predictions = draw(st.floats(-1, 1)) * references + rng.normal(size=n)
+    scores = []
+    for values, level in zip((references, predictions), levels):
+        if level is not None:
+            values = np.round((values - values.min()) / np.ptp(values) * (level - 1))
+        scores.append(values)
+    assume(np.ptp(scores[0]) > 0 and np.ptp(scores[1]) > 0)
+    return scores[1], scores[0]  # predictions, references
+
+
+@settings(max_examples=150, deadline=None)
+@given(scores=paired_scores(), n0=st.sampled_from([0.0, 2.0, 7.5]))
+def test_four_statistics_equal_scipys_routes(scores, n0):
+    """Spearman's ρ and Kendall's τ-b are scipy's to the bit; ρ_w and τ_w agree to rounding.
+
+    Spearman and Kendall now come from the sort that ρ_w and τ_w use (and Kendall's discordant
+    pairs from τ_w's inversion count); scipy's functions sort the inputs again.
+    """
+    predictions, references = scores
+    result = weighted_rank_correlation(predictions, references, n0=n0)
+    assert result.spearman == stats.spearmanr(references, predictions).statistic
+    assert result.kendall == stats.kendalltau(references, predictions).statistic
+    w = top_rank_weights(predictions, references, n0=n0)
+    expected_tau_w = stats.weightedtau(
+        references, predictions, rank=np.arange(w.size), weigher=lambda i: w[i], additive=False
+    ).statistic
+    assert_allclose(result.tau_w, expected_tau_w, rtol=0, atol=1e-12)
+    rho_w, tau_w = brute_force(predictions, references, n0)
+    assert_allclose([result.rho_w, result.tau_w], [rho_w, tau_w], rtol=RTOL, atol=1e-14)
+
+
+def test_ties_among_more_than_65536_distinct_references():
+    """Past 2^16 distinct reference values the joint order comes from one combined sort key."""
+    rng = np.random.default_rng(12)
+    references = np.round(rng.normal(size=150_000) * 40_000)  # ~100,000 distinct values, ties
+    predictions = np.round(references / 3 + rng.normal(size=150_000) * 30_000)
+    assert 2**16 < np.unique(references).size < references.size
+    result = weighted_rank_correlation(predictions, references)
+    assert result.spearman == stats.spearmanr(references, predictions).statistic
+    assert result.kendall == stats.kendalltau(references, predictions).statistic
+    w = top_rank_weights(predictions, references)
+    assert_allclose(weighted_kendall_tau(references, predictions, w), result.tau_w, rtol=RTOL)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_four_statistics_sort_each_input_once(monkeypatch, ties):
+    """One sort per input serves ρ_w, τ_w, ρ and τ; breaking the ties of the references costs
+    one more (a stable radix sort of 16-bit codes). scipy's spearmanr and kendalltau would sort
+    both inputs twice more."""
+    import sts_extras.stats.ranking as module
+
+    sorts = []
+    argsort = np.argsort
+
+    def counting_argsort(*args, **kwargs):
+        sorts.append(kwargs.get("kind"))
+        return argsort(*args, **kwargs)
+
+    rng = np.random.default_rng(4)
+    references = rng.normal(size=500)
+    predictions = references + rng.normal(size=500)
+    if ties:
+        references, predictions = np.round(references * 2), np.round(predictions * 2)
+    monkeypatch.setattr(module.np, "argsort", counting_argsort)
+    monkeypatch.setattr(stats, "spearmanr", None)
+    monkeypatch.setattr(stats, "kendalltau", None)
+    weighted_rank_correlation(predictions, references)
+    assert sorts == ([None, None, "stable"] if ties else [None, None])

@@ -3,11 +3,10 @@
 A thin adapter: all numerics live in :func:`sts_extras.stats.ranking.weighted_rank_correlation`.
 """
 
-import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.evaluate_modules import RealScoreColumns
+from sts_extras.evaluate_modules import RealScoreColumns, ScoreFeatures
 from sts_extras.stats import ranking
 
 _DESCRIPTION = """
@@ -77,12 +76,11 @@ class WeightedRankCorrelation(RealScoreColumns, evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("float64"),
-                    "references": datasets.Value("float64"),
-                }
-            ),
+            # float64 columns written to Arrow in one step each and handed to _compute as Arrow
+            # arrays, which numpy reads without a copy (evaluate's default format builds Python
+            # lists; datasets 5.2's "numpy" format loops over rows and returns float32)
+            features=ScoreFeatures.of("predictions", "references"),
+            format="arrow",
             reference_urls=["https://arxiv.org/abs/2010.04486"],
         )
 

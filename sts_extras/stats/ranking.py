@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any, Literal, overload
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -53,9 +53,11 @@ class WeightedRankCorrelationResult:
     tau_w : float
         Top-rank-weighted Kendall τ (eq. 8, Γ normaliser of eq. 7 under ties), in [-1, 1].
     spearman : float
-        Plain Spearman ρ (``scipy.stats.spearmanr``), reported alongside as in the paper's Table 2.
+        Plain Spearman ρ, reported alongside as in the paper's Table 2 (the value of
+        ``scipy.stats.spearmanr(references, predictions)``, to the bit).
     kendall : float
-        Plain Kendall τ-b (``scipy.stats.kendalltau``), reported alongside as in Table 2.
+        Plain Kendall τ-b, reported alongside as in Table 2 (the value of
+        ``scipy.stats.kendalltau(references, predictions)``, to the bit).
     n0 : float
         The weight offset used.
     n : int
@@ -101,32 +103,42 @@ def _index_type(n: int) -> type[np.signedinteger]:
     return np.int32 if n < 2**31 else np.int64
 
 
-@overload
-def _rank_codes(
-    x: np.ndarray, *, with_ranks: Literal[True] = ...
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]: ...
-@overload
-def _rank_codes(
-    x: np.ndarray, *, with_ranks: Literal[False]
-) -> tuple[np.ndarray, None, np.ndarray, bool]: ...
-def _rank_codes(
-    x: np.ndarray, *, with_ranks: bool = True
-) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, bool]:
-    """Rank ``x`` with one sort.
+def _pairs_within(sizes: np.ndarray) -> int:
+    """Σ size (size - 1) / 2: the number of pairs inside groups of these sizes, as a Python int."""
+    sizes = sizes.astype(np.int64, copy=False)
+    return int((sizes * (sizes - 1) // 2).sum())
 
-    Written by hand rather than calling ``scipy.stats.rankdata`` twice because τ_w needs, from the
-    same sort, the dense tie codes and the sort order as well as the average ranks.
+
+class _Ranking(NamedTuple):
+    """One sort of a score vector and what the four statistics take from it (see :func:`_rank`)."""
+
+    codes: np.ndarray
+    order: np.ndarray
+    tied_pairs: int
+
+
+def _rank(x: np.ndarray, ranks_out: np.ndarray | None = None) -> _Ranking:
+    """Rank ``x`` with one sort, shared by ρ_w, τ_w, Spearman's ρ and Kendall's τ-b.
+
+    Written by hand rather than calling ``scipy.stats.rankdata`` because the four statistics need,
+    from the same sort, the dense tie codes, the sort order and the number of tied pairs as well
+    as the ranks (``scipy.stats.spearmanr`` and ``kendalltau`` would each sort both inputs again).
+
+    Parameters
+    ----------
+    x : ndarray of float
+        The scores (at least one).
+    ranks_out : ndarray of float, optional
+        Filled with the average ranks of ``x``, ascending (1 = smallest value): a tie group at
+        sorted positions start + 1 .. start + size gets start + (size + 1) / 2, exact in float64,
+        so these are the numbers of ``scipy.stats.rankdata(x)`` to the bit.
 
     Returns
     -------
-    codes : ndarray of int32 (int64 from 2^31 items on)
-        Dense codes, 0 for the smallest value; equal values share a code.
-    ranks : ndarray of float or None
-        Average ranks in *descending* order of ``x`` (1 = largest value), as in eq. 9 of [1];
-        None unless ``with_ranks``.
-    order : ndarray of intp
-        ``argsort(x)`` (order among equal values unspecified).
-    has_ties : bool
+    _Ranking
+        ``codes`` (int32; int64 from 2^31 items on): dense codes, 0 for the smallest value, equal
+        values sharing a code; ``order``: ``argsort(x)`` (order inside a tie group unspecified);
+        ``tied_pairs``: the number of pairs of items with equal values (0 without ties).
     """
     n = x.size
     order = np.argsort(x)  # quicksort: the order inside a tie group never matters below
@@ -141,13 +153,46 @@ def _rank_codes(
     codes[order] = sorted_codes
     del sorted_codes
     starts = np.flatnonzero(is_new)
-    has_ties = bool(starts.size < n)
-    if not with_ranks:
-        return codes, None, order, has_ties
-    sizes = np.diff(np.append(starts, n))
-    # ascending average rank of a tie group = start + (size + 1) / 2; descending = n + 1 - that
-    group_rank = (n + 1) - (starts + (sizes + 1) / 2.0)
-    return codes, group_rank[codes], order, has_ties
+    del is_new
+    has_ties = starts.size < n
+    tied_pairs = 0
+    if has_ties or ranks_out is not None:
+        sizes = np.diff(starts, append=n)
+        if has_ties:
+            tied_pairs = _pairs_within(sizes)
+        if ranks_out is not None:
+            np.take(starts + (sizes + 1) / 2.0, codes, out=ranks_out)
+    return _Ranking(codes, order, tied_pairs)
+
+
+class _RankedPair(NamedTuple):
+    """Two rankings of the same items and their joint order (see :func:`_rank_pair`)."""
+
+    u: np.ndarray
+    v: np.ndarray
+    order: np.ndarray
+    tied_u: int
+    tied_v: int
+
+
+def _rank_pair(x: np.ndarray, y: np.ndarray, ranks_out: np.ndarray | None = None) -> _RankedPair:
+    """Rank ``x`` and ``y`` with one sort each, for τ_w and Kendall's τ-b (and ρ_w, Spearman's ρ).
+
+    Returns the dense codes ``u`` of x and ``v`` of y, the items in lexicographic (u, v) order
+    (order inside joint ties unspecified) and the numbers of pairs tied in x and in y; with
+    ``ranks_out`` (shape (2, n)), its rows get the ascending average ranks of x and y. The two
+    sort orders are dropped on return, except the one that is already the joint order.
+    """
+    u = _rank(x, None if ranks_out is None else ranks_out[0])
+    v = _rank(y, None if ranks_out is None else ranks_out[1])
+    # y's order is needed only to break the ties of x
+    order = _lexicographic_order(u.codes, v.codes, v.order) if u.tied_pairs else u.order
+    return _RankedPair(u.codes, v.codes, order, u.tied_pairs, v.tied_pairs)
+
+
+def _best_first(ranks: np.ndarray) -> np.ndarray:
+    """Ascending ranks turned around, 1 = largest value, as in eq. 9 of [1] (exact in float64)."""
+    return (ranks.size + 1) - ranks
 
 
 def _weights_from_ranks(a: np.ndarray, b: np.ndarray, n0: float) -> np.ndarray:
@@ -158,13 +203,41 @@ def _weights_from_ranks(a: np.ndarray, b: np.ndarray, n0: float) -> np.ndarray:
     return w / w.sum()
 
 
+def _weighted_sum(w: np.ndarray, a: np.ndarray) -> float:
+    """Σ w_i a_i by numpy's pairwise summation: single-threaded, as accurate as a BLAS dot."""
+    return float(np.multiply(w, a).sum())
+
+
 def _weighted_pearson(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
     """ρ_w of eq. 8 in [1]: Σ w (a - ā)(b - b̄) / (σ_a σ_b) with normalised weights ``w``."""
-    da = a - np.dot(w, a)
-    db = b - np.dot(w, b)
+    da = a - _weighted_sum(w, a)
+    db = b - _weighted_sum(w, b)
     # centred form of σ_a² = Σ w_i (a_i² - ā²): same value, no cancellation
-    denominator = math.sqrt(np.dot(w, da * da) * np.dot(w, db * db))
-    return float(np.clip(np.dot(w, da * db) / denominator, -1.0, 1.0))
+    denominator = math.sqrt(_weighted_sum(w, da * da) * _weighted_sum(w, db * db))
+    return float(np.clip(_weighted_sum(w, da * db) / denominator, -1.0, 1.0))
+
+
+def _spearman_from_ranks(ranks: np.ndarray) -> float:
+    """Spearman's ρ of the two rows of ``ranks`` (ascending average ranks), as scipy computes it.
+
+    ``scipy.stats.spearmanr(x, y)`` is ``numpy.corrcoef`` of the ``rankdata`` ranks of x and y,
+    held as the two rows of one C-ordered (2, n) array; the same call on the same array gives its
+    value to the bit, without sorting the inputs again.
+    """
+    return float(np.corrcoef(ranks)[1, 0])
+
+
+def _kendall_tau_b(n: int, tied_x: int, tied_y: int, tied_both: int, discordant: int) -> float:
+    """Kendall's τ-b from pair counts, in the float operations of ``scipy.stats.kendalltau``.
+
+    (C - D) / sqrt((N - T_x)(N - T_y)) with N = n(n - 1)/2 pairs, T_x / T_y the pairs tied in x /
+    y and C - D = N - T_x - T_y + T_xy - 2D. The counts are exact integers, so with scipy's
+    operations (two square roots, two divisions) the value is scipy's to the bit.
+    """
+    total = n * (n - 1) // 2
+    concordant_minus_discordant = total - tied_x - tied_y + tied_both - 2 * discordant
+    tau = concordant_minus_discordant / np.sqrt(total - tied_x) / np.sqrt(total - tied_y)
+    return float(min(1.0, max(-1.0, tau)))
 
 
 _CUMSUM_BLOCK = 1024
@@ -210,15 +283,23 @@ def weighted_inversions(values: np.ndarray, weights: np.ndarray) -> float:
         return 0.0
     weight_blocks = _padded_blocks(n)
     weight_blocks.reshape(-1)[:n] = weights
-    return _inversions_overwriting(values.astype(_index_type(n)), weight_blocks, n)
+    return _inversions_overwriting(values.astype(_index_type(n)), weight_blocks, n)[0]
 
 
-def _inversions_overwriting(level_values: np.ndarray, weight_blocks: np.ndarray, n: int) -> float:
+def _inversions_overwriting(
+    level_values: np.ndarray, weight_blocks: np.ndarray, n: int, *, count_pairs: bool = False
+) -> tuple[float, int]:
     """:func:`weighted_inversions` of codes ``level_values`` and weights in ``weight_blocks``.
 
     Both arrays are used as work space and overwritten: with them, the pass holds five vectors
     of n (two of codes, three of weights, rotated between levels) and no per-level copies, which
     keeps τ_w under ~60 bytes per item.
+
+    With ``count_pairs``, the same pass also counts the inverted pairs (the discordant pairs of
+    Kendall's τ-b) exactly, in integers, in one more vector of codes: per level, Σ over the
+    0-items of the 1-items before them is Σ_j c_j - n1 (n1 + 1) / 2 with c the running count of
+    1-items (n1 of them), and the correction for earlier groups mirrors the weighted one.
+    Otherwise the count returned is 0.
     """
     n_bits = max(int(level_values.max()).bit_length(), 1)
     # Zero-padded (m, B) buffers for the blocked cumulative sums; the padding sits after item
@@ -226,9 +307,11 @@ def _inversions_overwriting(level_values: np.ndarray, weight_blocks: np.ndarray,
     # harmless.
     ones_blocks, zeros_blocks = _padded_blocks(n), _padded_blocks(n)
     spare_values = np.empty_like(level_values)
+    ones_count = np.empty_like(level_values) if count_pairs else None
     is_one = np.empty(n, dtype=bool)
     is_zero = np.empty(n, dtype=bool)
     total = 0.0
+    pairs = 0
     for k in range(n_bits - 1, -1, -1):
         level_weights = weight_blocks.reshape(-1)[:n]
         ones_weight = ones_blocks.reshape(-1)[:n]
@@ -240,6 +323,10 @@ def _inversions_overwriting(level_values: np.ndarray, weight_blocks: np.ndarray,
         ones_cumsum = _blocked_cumsum_inplace(ones_blocks)[:n]
         # every 0-item times the 1-weight before it, ignoring group boundaries ...
         level_total = float(_dot(zeros_weight, ones_cumsum))
+        if ones_count is not None:
+            np.cumsum(is_one, out=ones_count)
+            n_ones = int(ones_count[-1])
+            level_pairs = int(ones_count.sum(dtype=np.int64)) - n_ones * (n_ones + 1) // 2
         if k < n_bits - 1:
             prefix = np.right_shift(level_values, k + 1, out=spare_values)
             before = np.flatnonzero(prefix[1:] != prefix[:-1])  # group starts - 1
@@ -253,10 +340,20 @@ def _inversions_overwriting(level_values: np.ndarray, weight_blocks: np.ndarray,
                 zeros_in_group = np.empty_like(at_ends)
                 np.subtract(at_ends[1:], at_ends[:-1], out=zeros_in_group[:-1])
                 zeros_in_group[-1] = zeros_cumsum[n - 1] - at_ends[-1]
-                del before, at_ends
+                del at_ends
                 level_total -= float(_dot(ones_before, zeros_in_group))
                 del ones_before, zeros_in_group
+                if ones_count is not None:
+                    # the same in counts: the 0-items up to position i are i + 1 - ones_count[i]
+                    count_before = ones_count[before].astype(np.int64)
+                    zeros_at_ends = before + 1 - count_before
+                    zeros_in_groups = np.diff(zeros_at_ends, append=n - n_ones)
+                    level_pairs -= int(np.dot(count_before, zeros_in_groups))
+                    del count_before, zeros_at_ends, zeros_in_groups
+            del before
         total += level_total
+        if ones_count is not None:
+            pairs += level_pairs
         if k:
             # stable partition, 0-items first, into the spare buffers (the zeros buffer is free)
             n_zeros = int(np.count_nonzero(is_zero))
@@ -267,7 +364,7 @@ def _inversions_overwriting(level_values: np.ndarray, weight_blocks: np.ndarray,
             np.compress(is_zero, level_values, out=spare_values[:n_zeros])
             np.compress(is_one, level_values, out=spare_values[n_zeros:])
             level_values, spare_values = spare_values, level_values
-    return total
+    return total, pairs
 
 
 def _sum_of_squared_group_sums(weights: np.ndarray, group_starts: np.ndarray) -> float:
@@ -275,15 +372,35 @@ def _sum_of_squared_group_sums(weights: np.ndarray, group_starts: np.ndarray) ->
     return float(np.dot(sums, sums))
 
 
-def _tau_parts(
-    u: np.ndarray,
-    v: np.ndarray,
-    w: np.ndarray,
-    order_u: np.ndarray,
-    u_has_ties: bool,
-    names: tuple[str, str] = ("x", "y"),
-) -> tuple[np.ndarray, np.ndarray, float, float, float]:
-    """Everything τ_w needs from dense codes ``u`` (first ranking), ``v`` (second), weights ``w``.
+def _lexicographic_order(u: np.ndarray, v: np.ndarray, order_v: np.ndarray) -> np.ndarray:
+    """The items sorted by codes ``u``, then by codes ``v`` (order inside joint ties unspecified).
+
+    Up to 2^16 distinct values of u, a stable sort by u of the items in v's order ``order_v``:
+    numpy sorts 16-bit integers stably by radix sort, several times faster than sorting a
+    combined (u, v) key, which is the way for more distinct values.
+    """
+    n_u = int(u.max()) + 1
+    if n_u <= 2**16:
+        by_u = np.argsort(u[order_v].astype(np.uint16), kind="stable")
+        return order_v[by_u]
+    n_v = int(v.max()) + 1
+    key = u.astype(_index_type(n_u * n_v)) * n_v + v
+    return np.argsort(key)
+
+
+class _TauParts(NamedTuple):
+    """What τ_w and Kendall's τ-b need besides the inversion count (see :func:`_tau_parts`)."""
+
+    v_sorted: np.ndarray
+    weight_blocks: np.ndarray
+    untied_u: float
+    untied_v: float
+    untied_both: float
+    tied_both_pairs: int
+
+
+def _tau_parts(pair: _RankedPair, w: np.ndarray, names: tuple[str, str] = ("x", "y")) -> _TauParts:
+    """Everything τ_w needs from the rankings in ``pair`` (u first, v second) and weights ``w``.
 
     With C / D the weighted concordant / discordant pair sums (i < j, pair weight w_i w_j):
     numerator = C - D = T - 2D, where T is the weight of pairs untied in both rankings, and the
@@ -291,18 +408,12 @@ def _tau_parts(
     follows from tie-group sums: Σ_{i<j, u_i≠u_j} w_i w_j = ((Σw)² - Σ_g (Σ_g w)²) / 2.
 
     Returns ``v`` and ``w`` in lexicographic (u, v) order (the second in padded blocks, work
-    space for :func:`_inversions_overwriting`), then U_u, U_v and T. The inputs are no longer
-    needed afterwards, so callers drop them before counting the inversions (peak memory).
+    space for :func:`_inversions_overwriting`; pairs tied in u are then never inversions), U_u,
+    U_v, T, and the number of pairs tied in both rankings (for Kendall's τ-b). The inputs are no
+    longer needed afterwards, so callers drop them before counting the inversions (peak memory).
     """
+    u, v, order = pair.u, pair.v, pair.order
     n = u.size
-    if u_has_ties:
-        # lexicographic (u, v) order, so that pairs tied in u are never counted as inversions
-        span = int(v.max()) + 1
-        key = u.astype(_index_type((int(u.max()) + 1) * span)) * span + v
-        order = np.argsort(key)
-        del key
-    else:
-        order = order_u
     v_sorted = v[order]
     weight_blocks = _padded_blocks(n)
     w_sorted = np.take(w, order, out=weight_blocks.reshape(-1)[:n])
@@ -311,7 +422,8 @@ def _tau_parts(
     v_sums = np.bincount(v_sorted, weights=w_sorted)
     tied_v = float(_dot(v_sums, v_sums))
     del v_sums
-    if u_has_ties:
+    tied_both_pairs = 0
+    if pair.tied_u:
         u_sorted = u[order]
         new_u = np.empty(n, dtype=bool)
         new_u[0] = True
@@ -320,7 +432,13 @@ def _tau_parts(
         new_uv = new_u.copy()
         new_uv[1:] |= v_sorted[1:] != v_sorted[:-1]
         tied_u = _sum_of_squared_group_sums(w_sorted, np.flatnonzero(new_u))
-        tied_uv = _sum_of_squared_group_sums(w_sorted, np.flatnonzero(new_uv))
+        del new_u
+        uv_starts = np.flatnonzero(new_uv)
+        del new_uv
+        tied_uv = _sum_of_squared_group_sums(w_sorted, uv_starts)
+        if uv_starts.size < n:
+            tied_both_pairs = _pairs_within(np.diff(uv_starts, append=n))
+        del uv_starts
     else:  # every tie group in u (and so in (u, v)) is a single item
         tied_u = tied_uv = float(_dot(w_sorted, w_sorted))
     untied_u = (square - tied_u) / 2.0
@@ -331,14 +449,12 @@ def _tau_parts(
             raise UserInputError(
                 f"τ_w is undefined: every pair of items with positive weight is tied in `{name}`."
             )
-    return v_sorted, weight_blocks, untied_u, untied_v, untied_both
+    return _TauParts(v_sorted, weight_blocks, untied_u, untied_v, untied_both, tied_both_pairs)
 
 
-def _tau_from_parts(parts: tuple[np.ndarray, np.ndarray, float, float, float]) -> float:
-    """τ_w = (T - 2D) / sqrt(U_u U_v) from :func:`_tau_parts` (whose arrays it overwrites)."""
-    v_sorted, weight_blocks, untied_u, untied_v, untied_both = parts
-    discordant = _inversions_overwriting(v_sorted, weight_blocks, v_sorted.size)
-    tau = (untied_both - 2.0 * discordant) / math.sqrt(untied_u * untied_v)
+def _tau_w(parts: _TauParts, discordant: float) -> float:
+    """τ_w = (T - 2D) / sqrt(U_u U_v) from :func:`_tau_parts` and the weighted inversions D."""
+    tau = (parts.untied_both - 2.0 * discordant) / math.sqrt(parts.untied_u * parts.untied_v)
     return float(min(1.0, max(-1.0, tau)))
 
 
@@ -370,9 +486,10 @@ def top_rank_weights(predictions: Any, references: Any, *, n0: float = 2) -> np.
     [0.5202, 0.2926, 0.1873]
     """
     predictions, references, n0 = _weighted_rank_correlation_iv(predictions, references, n0)
-    _, a, _, _ = _rank_codes(references)
-    _, b, _, _ = _rank_codes(predictions)
-    return _weights_from_ranks(a, b, n0)
+    ranks = np.empty((2, references.size))
+    _rank(references, ranks[0])
+    _rank(predictions, ranks[1])
+    return _weights_from_ranks(_best_first(ranks[0]), _best_first(ranks[1]), n0)
 
 
 def weighted_kendall_tau(x: Any, y: Any, weights: Any) -> float:
@@ -427,13 +544,13 @@ def weighted_kendall_tau(x: Any, y: Any, weights: Any) -> float:
     """
     x, y, weights = as_paired_vectors(2, x=x, y=y, weights=weights)
     check_non_negative_weights(weights)
-    u, _, order_u, u_has_ties = _rank_codes(x, with_ranks=False)
-    v, _, _, _ = _rank_codes(y, with_ranks=False)
+    pair = _rank_pair(x, y)
     # Dividing by the largest weight makes τ_w scale-free and keeps the squared sums away from
     # overflow.
-    parts = _tau_parts(u, v, weights / weights.max(), order_u, u_has_ties, names=("x", "y"))
-    del u, v, order_u
-    return _tau_from_parts(parts)
+    parts = _tau_parts(pair, weights / weights.max(), names=("x", "y"))
+    del pair  # the inversion count needs only ``parts``
+    discordant, _ = _inversions_overwriting(parts.v_sorted, parts.weight_blocks, x.size)
+    return _tau_w(parts, discordant)
 
 
 def weighted_rank_correlation(
@@ -489,7 +606,11 @@ def weighted_rank_correlation(
     Notes
     -----
     τ_w runs in O(n log n) time and O(n) memory (a vectorised weighted inversion count), so
-    rankings of 10⁶ items take well under a second. ρ_w and τ_w are symmetric in the two inputs.
+    rankings of 10⁶ items take well under a second. All four statistics share one sort of each
+    input: Spearman's ρ is computed from the same average ranks as ρ_w, and Kendall's τ-b from
+    exact pair counts taken in τ_w's inversion pass, in scipy's floating-point operations, so
+    both equal scipy's ``spearmanr`` and ``kendalltau`` to the bit at a fraction of their cost
+    (``benchmarks/bench_weighted_tau.py``). ρ_w and τ_w are symmetric in the two inputs.
     The authors' code divides τ_w by a τ-a-like normaliser also when there are ties; this
     function follows the paper's Γ form (equal without ties).
 
@@ -516,20 +637,31 @@ def weighted_rank_correlation(
     >>> round(top_swap.rho_w, 6)
     0.784541
     """
-    from scipy import stats  # scipy.stats is a heavier import than numpy alone
-
     predictions, references, n0 = _weighted_rank_correlation_iv(predictions, references, n0)
-    u, a, order_u, u_has_ties = _rank_codes(references)
-    v, b, _, _ = _rank_codes(predictions)
+    n = references.size
+    # One sort per input serves all four statistics. The rows are ordered as
+    # scipy.stats.spearmanr(references, predictions) stacks them (see _spearman_from_ranks).
+    ranks = np.empty((2, n))
+    pair = _rank_pair(references, predictions, ranks)
+    spearman = _spearman_from_ranks(ranks)
+    a, b = _best_first(ranks[0]), _best_first(ranks[1])
+    del ranks
     w = _weights_from_ranks(a, b, n0)
     rho_w = _weighted_pearson(a, b, w)
-    parts = _tau_parts(u, v, w, order_u, u_has_ties, names=("references", "predictions"))
-    del u, a, order_u, v, b, w  # τ_w's inversion count needs only ``parts``
+    del a, b
+    parts = _tau_parts(pair, w, names=("references", "predictions"))
+    tied_references, tied_predictions = pair.tied_u, pair.tied_v
+    del pair, w  # the inversion count needs only ``parts``
+    discordant, discordant_pairs = _inversions_overwriting(
+        parts.v_sorted, parts.weight_blocks, n, count_pairs=True
+    )
     return WeightedRankCorrelationResult(
         rho_w=rho_w,
-        tau_w=_tau_from_parts(parts),
-        spearman=float(stats.spearmanr(references, predictions).statistic),
-        kendall=float(stats.kendalltau(references, predictions).statistic),
+        tau_w=_tau_w(parts, discordant),
+        spearman=spearman,
+        kendall=_kendall_tau_b(
+            n, tied_references, tied_predictions, parts.tied_both_pairs, discordant_pairs
+        ),
         n0=n0,
-        n=int(references.size),
+        n=int(n),
     )
