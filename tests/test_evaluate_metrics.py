@@ -233,11 +233,17 @@ def test_score_features_encode_the_values_of_item_by_item_encoding(column):
     np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))  # -0.0 stays -0.0
 
 
-def test_batch_is_encoded_per_column_not_per_item(loaded, monkeypatch):
+@pytest.mark.parametrize(
+    "name", ["weighted_rank_correlation", "scaled_pearson", "steiger", "bca_bootstrap"]
+)
+def test_batch_is_encoded_per_column_not_per_item(name, monkeypatch):
     """evaluate's default encoding calls datasets' encode_nested_example once per score (about
-    1 s per 10^6 scores); the module's features encode each column in one numpy conversion."""
+    1 s per 10^6 scores); every module's features encode each column in one numpy conversion."""
     import datasets.features.features as features_module
 
+    from sts_extras import load_metric
+
+    module = load_metric(name)
     calls = []
     original = features_module.encode_nested_example
 
@@ -246,11 +252,16 @@ def test_batch_is_encoded_per_column_not_per_item(loaded, monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(features_module, "encode_nested_example", counting)
-    output = loaded["weighted_rank_correlation"].compute(
-        predictions=PREDICTIONS, references=REFERENCES
-    )
-    assert output["tau_w"] == weighted_rank_correlation(PREDICTIONS, REFERENCES).tau_w
-    assert calls == []
+    if name in ("steiger", "bca_bootstrap"):
+        extra = {"n_resamples": 200} if name == "bca_bootstrap" else {}
+        output = module.compute(
+            predictions1=PREDICTIONS, predictions2=REFERENCES[::-1], references=REFERENCES, **extra
+        )
+    else:
+        output = module.compute(predictions=PREDICTIONS, references=REFERENCES)
+    if name == "weighted_rank_correlation":
+        assert output["tau_w"] == weighted_rank_correlation(PREDICTIONS, REFERENCES).tau_w
+    assert output and calls == []
 
 
 @pytest.mark.parametrize("kind", ["ndarray", "list", "float32", "series"])

@@ -13,11 +13,10 @@
 # limitations under the License.
 """BCa bootstrap confidence interval of the difference of two correlations (evaluate comparison)."""
 
-import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.evaluate_modules import RealScoreColumns
+from sts_extras.evaluate_modules import RealScoreColumns, ScoreFeatures
 from sts_extras.stats import bootstrap
 
 _DESCRIPTION = """
@@ -105,13 +104,7 @@ class BcaBootstrap(RealScoreColumns, evaluate.Comparison):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions1": datasets.Value("float64"),
-                    "predictions2": datasets.Value("float64"),
-                    "references": datasets.Value("float64"),
-                }
-            ),
+            features=ScoreFeatures.of("predictions1", "predictions2", "references"),
             reference_urls=[
                 "https://doi.org/10.1080/01621459.1987.10478410",
                 "https://openreview.net/forum?id=SkxXg2C5FX",

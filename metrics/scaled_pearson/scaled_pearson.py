@@ -3,11 +3,10 @@
 A thin adapter: all numerics live in :func:`sts_extras.stats.correlation.scaled_pearson`.
 """
 
-import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.evaluate_modules import RealScoreColumns
+from sts_extras.evaluate_modules import RealScoreColumns, ScoreFeatures
 from sts_extras.stats import correlation
 
 _DESCRIPTION = """
@@ -109,12 +108,7 @@ class ScaledPearson(RealScoreColumns, evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("float64"),
-                    "references": datasets.Value("float64"),
-                }
-            ),
+            features=ScoreFeatures.of("predictions", "references"),
             reference_urls=["https://doi.org/10.5539/mas.v13n10p26"],
         )
 

@@ -13,11 +13,10 @@
 # limitations under the License.
 """Steiger-family tests of two dependent correlations sharing the references (comparison)."""
 
-import datasets
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.evaluate_modules import RealScoreColumns
+from sts_extras.evaluate_modules import RealScoreColumns, ScoreFeatures
 from sts_extras.stats import dependent
 
 _DESCRIPTION = """
@@ -134,13 +133,7 @@ class Steiger(RealScoreColumns, evaluate.Comparison):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions1": datasets.Value("float64"),
-                    "predictions2": datasets.Value("float64"),
-                    "references": datasets.Value("float64"),
-                }
-            ),
+            features=ScoreFeatures.of("predictions1", "predictions2", "references"),
             reference_urls=[
                 "https://doi.org/10.1037/0033-2909.87.2.245",
                 "https://doi.org/10.1037/0033-2909.111.1.172",
