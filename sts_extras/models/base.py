@@ -5,6 +5,13 @@ gathers the (optionally SIF-weighted) vectors a call needs, and adapts a model t
 ``EncoderProtocol`` (``encode``, ``similarity``, ``similarity_pairwise``, ``mteb_model_meta``).
 Subclasses (:class:`~sts_extras.models.DynaMax`, :class:`~sts_extras.models.MaxPool`,
 :class:`~sts_extras.models.MeanPooled`) supply the scoring and the embedding.
+
+STS sets repeat sentences across pairs, and MTEB hands a model each sentence once per pair, so
+every call works on its *distinct* sentences: :meth:`StaticVectorModel.score` and
+:meth:`StaticVectorModel.encode` tokenise and look up each distinct text once
+(:meth:`~sts_extras.vectors.Vocabulary.encode`), ``encode`` embeds it once, and DynaMax's
+``similarity`` methods look each distinct row up once; the results are indexed back to every
+sentence. Scores and rows are the same, bit for bit, as from handling every sentence in turn.
 """
 
 from __future__ import annotations
@@ -152,35 +159,34 @@ class StaticVectorModel:
         return self.vectors.encode(texts, warn=True)
 
     def _compact(
-        self, *id_lists: list[np.ndarray]
+        self, distinct: list[np.ndarray], *indices: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray | None, list[list[np.ndarray]]]:
-        """The vector table, its SIF weights and the ids to score with.
+        """The vector table, its SIF weights and, per ``indices``, the ids to score with.
 
-        Without SIF and subword-built rows, the word vectors are used in place (the core reads
-        only the rows it needs). Otherwise only the rows used are gathered into a small table.
+        ``distinct`` are the row ids of the distinct sentences of a call and each of
+        ``indices`` picks sentences among them (e.g. the first and the second side of the
+        pairs). Without SIF and subword-built rows, the word vectors are used in place (the core
+        reads only the rows it needs). Otherwise only the rows used are gathered into a small
+        table and the ids renumbered into it (the same table and ids as from all sentences:
+        repeated sentences add no row).
         """
         wv = self.vectors
-        if self.sif is None and all(
-            ids.size == 0 or ids.max() < len(wv) for ids_list in id_lists for ids in ids_list
-        ):
-            return wv.vectors, None, [list(ids_list) for ids_list in id_lists]
-        sizes = [[ids.size for ids in ids_list] for ids_list in id_lists]
-        flat = np.concatenate(
-            [ids for ids_list in id_lists for ids in ids_list] or [np.empty(0, np.int64)]
-        )
-        used, inverse = np.unique(flat.astype(np.int64), return_inverse=True)
-        table = self.vectors.vectors_for(used)
-        if table.shape[0] == 0:
-            table = np.zeros((1, self.vectors.dim), dtype=np.float64)
-        weights = self._sif_weights(self.sif, used) if self.sif is not None and used.size else None
-        remapped: list[list[np.ndarray]] = []
-        start = 0
-        inverse = inverse.reshape(-1)
-        for lengths in sizes:
-            bounds = np.cumsum([0, *lengths]) + start
-            remapped.append([inverse[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
-            start = int(bounds[-1])
-        return table, weights, remapped
+        lengths = np.fromiter(map(len, distinct), np.int64, len(distinct))
+        flat = np.concatenate(distinct).astype(np.int64) if distinct else np.empty(0, np.int64)
+        if self.sif is None and (flat.size == 0 or flat.max() < len(wv)):
+            table, weights, renumbered = wv.vectors, None, distinct
+        else:
+            used, inverse = np.unique(flat, return_inverse=True)
+            table = self.vectors.vectors_for(used)
+            if table.shape[0] == 0:
+                table = np.zeros((1, self.vectors.dim), dtype=np.float64)
+            weights = (
+                self._sif_weights(self.sif, used) if self.sif is not None and used.size else None
+            )
+            bounds = np.cumsum(lengths).tolist()
+            inverse = inverse.reshape(-1)
+            renumbered = [inverse[a:b] for a, b in zip([0, *bounds[:-1]], bounds)]
+        return table, weights, [list(map(renumbered.__getitem__, i.tolist())) for i in indices]
 
     def _sif_weights(self, sif: SIFWeights, rows: np.ndarray) -> np.ndarray:
         missing = [int(row) for row in rows.tolist() if row not in self._sif_cache]
@@ -194,7 +200,8 @@ class StaticVectorModel:
         """Similarity of each pair ``(sentences1[i], sentences2[i])`` as a float64 array.
 
         Out-of-vocabulary tokens are dropped (one :class:`~sts_extras.vectors.OOVWarning` per
-        call); a pair with an empty side scores 0.
+        call, counting the tokens of every sentence); a pair with an empty side scores 0. Each
+        distinct sentence of the call is tokenised and looked up once.
         """
         first = as_sentence_list(sentences1, "sentences1")
         second = as_sentence_list(sentences2, "sentences2")
@@ -203,8 +210,12 @@ class StaticVectorModel:
                 "`sentences1` and `sentences2` must have the same length, got "
                 f"{len(first)} and {len(second)}."
             )
-        tokens = self._tokenize(first + second).ids
-        table, weights, (ids1, ids2) = self._compact(tokens[: len(first)], tokens[len(first) :])
+        # each distinct sentence is tokenised and looked up once (STS sets repeat sentences)
+        tokens = self._tokenize(first + second)
+        index = tokens.sentence_index
+        table, weights, (ids1, ids2) = self._compact(
+            tokens.distinct_ids, index[: len(first)], index[len(first) :]
+        )
         return self._score_ids(ids1, ids2, table, weights)
 
     def _score_ids(
@@ -236,24 +247,23 @@ class StaticVectorModel:
             from tqdm.auto import tqdm
 
             bar = tqdm(total=total, desc=f"Encoding ({self.method})", unit="sentence")
-        parts: list[TokenizedSentences] = []
-        for batch in batches:
-            texts = _texts_of(batch)
-            parts.append(self.vectors.encode(texts, warn=False))
+
+        def texts_of_batches() -> Iterable[list[str]]:
+            for batch in batches:
+                texts = _texts_of(batch)
+                yield texts
+                if bar is not None:  # the batch has been tokenised when the next one is asked for
+                    bar.update(len(texts))
+
+        try:
+            # one call over all batches: a sentence repeated across batches is tokenised once
+            tokens = self.vectors.encode_batches(texts_of_batches(), warn=False)
+        finally:
             if bar is not None:
-                bar.update(len(texts))
-        if bar is not None:
-            bar.close()
-        merged = TokenizedSentences(
-            ids=[ids for part in parts for ids in part.ids],
-            n_tokens=sum(part.n_tokens for part in parts),
-            n_dropped=sum(part.n_dropped for part in parts),
-            n_subword=sum(part.n_subword for part in parts),
-            n_empty=sum(part.n_empty for part in parts),
-        )
+                bar.close()
         # The warning points at the caller of encode(): _collect_texts <- encode <- caller.
-        self.vectors.report_oov(merged, stacklevel=4)
-        return merged
+        self.vectors.report_oov(tokens, stacklevel=4)
+        return tokens
 
     def encode(
         self,
@@ -280,16 +290,19 @@ class StaticVectorModel:
         """
         self._warn_if_main_score_is_not_own(task_metadata)
         tokens = self._collect_texts(inputs, show_progress_bar)
-        table, weights, (ids,) = self._compact(tokens.ids)
-        return self._embed(ids, table, weights, tokens.ids)
+        distinct = np.arange(len(tokens.distinct_ids), dtype=np.int64)
+        table, weights, (ids,) = self._compact(tokens.distinct_ids, distinct)
+        # embed each distinct sentence once; equal sentences get the same (bitwise) row
+        return self._embed(ids, table, weights, tokens)[tokens.sentence_index]
 
     def _embed(
         self,
         ids: list[np.ndarray],
         table: np.ndarray,
         weights: np.ndarray | None,
-        original_ids: list[np.ndarray],
+        tokens: TokenizedSentences,
     ) -> np.ndarray:
+        """The embedding of each distinct sentence of ``tokens`` (``ids``: its compact ids)."""
         raise NotImplementedError
 
     def similarity(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:

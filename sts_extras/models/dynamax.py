@@ -37,7 +37,7 @@ from sts_extras.similarity.fuzzy import (
     dynamax_similarity_matrix,
     pool_word_vectors,
 )
-from sts_extras.vectors import SIFWeights, WordVectors
+from sts_extras.vectors import SIFWeights, TokenizedSentences, WordVectors
 
 __all__ = ["DynaMax"]
 
@@ -125,24 +125,31 @@ class DynaMax(StaticVectorModel):
         ids: list[np.ndarray],
         table: np.ndarray,
         weights: np.ndarray | None,
-        original_ids: list[np.ndarray],
+        tokens: TokenizedSentences,
     ) -> np.ndarray:
         summed = pool_word_vectors(
             ids, vectors=table, weights=weights, mode="sum", max_chunk_bytes=self.max_chunk_bytes
         )
-        self._registry.register(summed, original_ids)
+        # Remember each distinct sentence once, in the order of its last occurrence: the
+        # registry's recency order is then that of registering every sentence in turn.
+        reversed_index = tokens.sentence_index[::-1]
+        _, last_from_end = np.unique(reversed_index, return_index=True)
+        recency = np.argsort(-last_from_end, kind="stable")  # earliest last occurrence first
+        self._registry.register(
+            summed[recency], list(map(tokens.distinct_ids.__getitem__, recency.tolist()))
+        )
         return summed
 
     def _lookup_pair_sets(
         self, embeddings1: Any, embeddings2: Any
     ) -> tuple[np.ndarray, np.ndarray | None, list[list[np.ndarray]]]:
-        first = self._registry.lookup(
+        distinct1, index1 = self._registry.lookup_distinct(
             as_embedding_matrix(embeddings1, "embeddings1"), "embeddings1"
         )
-        second = self._registry.lookup(
+        distinct2, index2 = self._registry.lookup_distinct(
             as_embedding_matrix(embeddings2, "embeddings2"), "embeddings2"
         )
-        return self._compact(first, second)
+        return self._compact(distinct1 + distinct2, index1, index2 + len(distinct1))
 
     def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
         """Exact DynaMax of each pair of encoded sentences (rows must come from :meth:`encode`)."""

@@ -24,7 +24,7 @@ from sts_extras.similarity.fuzzy import (
     maxpool_similarity,
     pool_word_vectors,
 )
-from sts_extras.vectors import SIFWeights, WordVectors
+from sts_extras.vectors import SIFWeights, TokenizedSentences, WordVectors
 
 __all__ = ["MaxPool", "MeanPooled", "PooledVectorModel"]
 
@@ -44,7 +44,7 @@ class PooledVectorModel(StaticVectorModel):
         ids: list[np.ndarray],
         table: np.ndarray,
         weights: np.ndarray | None,
-        original_ids: list[np.ndarray],
+        tokens: TokenizedSentences,
     ) -> np.ndarray:
         return pool_word_vectors(
             ids,

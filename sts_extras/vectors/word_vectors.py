@@ -258,6 +258,21 @@ class WordVectors:
             self.report_oov(result, stacklevel=3)
         return result
 
+    def encode_batches(
+        self, batches: Iterable[Sequence[str]], *, warn: bool = True
+    ) -> TokenizedSentences:
+        """:meth:`encode` of the sentences of all ``batches`` as one call (one OOVWarning).
+
+        A sentence that recurs in any batch is tokenised once (see
+        :meth:`Vocabulary.encode_batches`).
+        """
+        result = self.vocabulary.encode_batches(
+            batches, on_missing=self._add_subword_word if self.has_subwords else None
+        )
+        if warn:
+            self.report_oov(result, stacklevel=3)
+        return result
+
     def report_oov(self, result: TokenizedSentences, *, stacklevel: int = 2) -> None:
         """Warn (:class:`OOVWarning`) with the share of dropped tokens, if any were dropped."""
         if result.n_dropped:
