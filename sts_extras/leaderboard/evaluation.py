@@ -187,6 +187,8 @@ def model_description(entry: ModelEntry) -> dict[str, Any]:
     info: dict[str, Any] = {"kind": entry.kind, "source": entry.source}
     if entry.trust_remote_code:
         info["trust_remote_code"] = True
+    if entry.vectors is not None:  # a named vector source: what it is, its licence
+        info["vectors"] = dict(entry.vectors)
     return info
 
 

