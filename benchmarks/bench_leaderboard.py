@@ -15,6 +15,11 @@ Run from the repository root::
     python benchmarks/bench_leaderboard.py
     python benchmarks/bench_leaderboard.py --docs docs/leaderboard   # also refresh the example
 
+The first run may take at most :data:`FIRST_RUN_RATIO` times the re-run after it (both measured
+here, one after the other, so their ratio is read with the load averages printed): a first run
+pays for what the re-run finds cached: chiefly the distillation of the static vectors (27 of 42 s
+of a profiled fresh run, 18 s of it forward passes), then the MiniLM cells (2 s).
+
 Then the re-run floor (issue 16): the default re-run (into the same output directory, as
 ``sts-extras leaderboard`` run twice) is repeated ``--repeat`` times, each next to a
 ``python -c "import mteb"`` in the same environment, and the median ratio must be at most
@@ -43,6 +48,8 @@ import time
 from pathlib import Path
 
 TARGETS = {"fresh": 600.0, "re-run": 120.0}
+#: The run from empty caches takes at most this many times the re-run that follows it.
+FIRST_RUN_RATIO = 3.0
 #: A default re-run takes at most this many times ``python -c "import mteb"``.
 RERUN_RATIO = 2.0
 #: What must be byte-identical between the fresh run and the re-run (MTEB's own result files
@@ -71,8 +78,12 @@ DOC_FILES = (
 )
 
 
+def _load() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
 def _run(label: str, output: Path, env: dict[str, str], extra: list[str]) -> float:
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    load = _load()
     command = [
         sys.executable,
         "-m",
@@ -154,8 +165,13 @@ def main() -> None:
     )
     print(f"caches under {root}; cores: {os.cpu_count()}")
     try:
-        _run("fresh", root / "out-fresh", env, args.extra)
-        _run("re-run", root / "out-rerun", env, args.extra)
+        fresh = _run("fresh", root / "out-fresh", env, args.extra)
+        rerun = _run("re-run", root / "out-rerun", env, args.extra)
+        verdict = "OK" if fresh <= FIRST_RUN_RATIO * rerun else "TOO SLOW"
+        print(
+            f"fresh / re-run: {fresh / rerun:.2f} (target <= {FIRST_RUN_RATIO:.0f}: {verdict}; "
+            f"load average now: {_load():.2f})"
+        )
         _identical(root / "out-fresh", root / "out-rerun")
         if args.repeat > 0:
             _rerun_floor(root / "out-floor", env, args.extra, args.repeat)

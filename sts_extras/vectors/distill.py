@@ -9,13 +9,21 @@ that key and of every file's size and hash; it is checked before each use, and a
 :class:`~sts_extras.integrity.CacheDiscardedWarning` and distilled again. model2vec is imported
 only when a model is distilled.
 
+model2vec builds the static tokenizer, post-processes (PCA, SIF weighting) and saves; the one
+slow step, a forward pass of the transformer per vocabulary token, is done by
+:func:`sts_extras.vectors.distill_inference.encode_vocabulary` (large batches of equal-length
+sequences under ``torch.inference_mode``; model2vec's vectors to 1e-6, bit for bit on
+all-MiniLM-L6-v2) in place of model2vec's ``create_embeddings``, which runs batches of 256 built
+one tensor per token. Distillation runs on the CPU.
+
 Distillation runs torch on as many threads as there are free CPUs (:func:`free_cpus`): on a
 machine where another process keeps a core busy, torch's threads would otherwise wait for each
 other, and two threads on one free core run slower than one.
 
-model2vec's progress bar over the vocabulary says what it is for ("distilling static vectors from
-MODEL (once per machine)" rather than "Encoding tokens"), and is hidden with the other libraries'
-bars under :func:`sts_extras.progress.library_bars` ``(False)`` (``--no-progress``).
+The progress bar over the vocabulary says what it is for ("distilling static vectors from MODEL
+(once per machine)"), and is hidden with the other libraries' bars under
+:func:`sts_extras.progress.library_bars` ``(False)`` (``--no-progress``); model2vec's own bar,
+when its step runs, is relabelled the same way.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import contextlib
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +41,8 @@ from sts_extras.errors import UserInputError
 from sts_extras.integrations.hub import ModelSource, snapshot_dir, source_identity
 from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
 from sts_extras.io.locations import default_cache_dir
-from sts_extras.progress import library_bars_shown
+from sts_extras.progress import library_bars_shown, progress_bar
+from sts_extras.vectors.distill_inference import TOKENS_PER_BATCH
 
 __all__ = [
     "default_cache_dir",
@@ -49,11 +59,11 @@ __all__ = [
 _OTHER_FORMATS = ["onnx/*", "openvino/*", "*.onnx", "*.h5", "*.msgpack", "*.ot", "tf_model*"]
 
 
-def _model2vec_version() -> str:
+def _version(package: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("model2vec")
+        return version(package)
     except PackageNotFoundError:
         return "unknown"
 
@@ -78,7 +88,17 @@ def _files(model: ModelSource) -> tuple[str, str]:
 
 
 def distillation_key(identity: str, pca_dims: int | None) -> dict[str, Any]:
-    """What one distillation is made of: the model's content identity, options, model2vec.
+    """What one distillation is made of: the model's content identity, options, and the code
+    whose arithmetic made the vectors.
+
+    The saved bytes depend on the kernels that ran, not only on the model and the options:
+    model2vec's own encoding step and :func:`~sts_extras.vectors.distill_inference.
+    encode_vocabulary` agree to 1e-6 but can differ in the last bit of a row (matrix products
+    over a few rows take another path than over thousands), and model2vec's PCA carries such a
+    bit into the saved vectors. So the key names the encoder and its batch size, and the
+    versions of model2vec, torch and transformers: a folder written by other code is never read
+    as this code's. Distillation always runs on the CPU (:func:`distill_to`), so the key holds
+    for every machine.
 
     Parameters
     ----------
@@ -92,7 +112,10 @@ def distillation_key(identity: str, pca_dims: int | None) -> dict[str, Any]:
         "model": identity,
         "pca_dims": pca_dims,
         "dtype": "float32",
-        "model2vec": _model2vec_version(),
+        "encoder": f"sts_extras encode_vocabulary, {TOKENS_PER_BATCH} tokens a pass, CPU",
+        "model2vec": _version("model2vec"),
+        "torch": _version("torch"),
+        "transformers": _version("transformers"),
     }
 
 
@@ -102,21 +125,59 @@ def distillation_name(key: dict[str, Any]) -> str:
     return f"model2vec-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:32]}"
 
 
+#: Seconds over which :func:`free_cpus` watches what the other processes use.
+_WATCH_SECONDS = 0.25
+
+
+def _machine_busy_seconds() -> float:
+    """CPU seconds the machine spent busy since boot: every state of ``/proc/stat``'s ``cpu``
+    line but idle and I/O wait (Python's standard library has no call for it)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:9]]
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_busy_seconds() -> float:
+    """CPU seconds this process has used (user and system)."""
+    times = os.times()
+    return times.user + times.system
+
+
+def _cpus_busy_elsewhere(window: float = _WATCH_SECONDS) -> float | None:
+    """CPUs the other processes kept busy during ``window`` seconds, or None off Linux: the
+    machine's busy time minus this process's own, per second of the window."""
+    try:
+        start = (time.monotonic(), _machine_busy_seconds(), _own_busy_seconds())
+        time.sleep(window)
+        end = (time.monotonic(), _machine_busy_seconds(), _own_busy_seconds())
+    except (OSError, ValueError, IndexError):  # no /proc (not Linux), or another layout
+        return None
+    elapsed = max(end[0] - start[0], 1e-9)
+    return max(0.0, ((end[1] - start[1]) - (end[2] - start[2])) / elapsed)
+
+
 def free_cpus() -> int:
-    """CPUs this process may use minus the load of the others: at least 1.
+    """CPUs this process may use minus those the other processes keep busy: at least 1.
 
     The usable CPUs are ``os.sched_getaffinity(0)`` (``os.cpu_count()`` where that does not
-    exist); the load is the 1-minute load average, rounded to whole busy CPUs.
+    exist). The busy ones are measured over a quarter of a second (:func:`_cpus_busy_elsewhere`)
+    and rounded; where that cannot be measured, the 1-minute load average stands in. The load
+    average counts this process too (after a minute of its own work on two threads it reads
+    1-2 on an otherwise idle 2-core machine, and a distillation that followed would run on one
+    thread of two) and lags a minute behind the others.
     """
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         usable = os.cpu_count() or 1
-    try:
-        busy = round(os.getloadavg()[0])
-    except (AttributeError, OSError):  # Windows: no load average
-        busy = 0
-    return max(1, min(usable, usable - busy))
+    busy = _cpus_busy_elsewhere()
+    if busy is None:
+        try:
+            busy = os.getloadavg()[0]
+        except (AttributeError, OSError):  # Windows: no load average
+            busy = 0.0
+    return max(1, min(usable, usable - round(busy)))
 
 
 @contextlib.contextmanager
@@ -173,6 +234,50 @@ def _distillation_bar(source: str) -> Iterator[None]:
         setattr(inference, "tqdm", original)  # noqa: B010
 
 
+@contextlib.contextmanager
+def _vocabulary_encoder(source: str) -> Iterator[None]:
+    """Have model2vec's ``distill`` encode the vocabulary with :func:`encode_vocabulary`.
+
+    model2vec has no argument for its encoding step: ``distill_from_model`` calls the name
+    ``create_embeddings`` of ``model2vec.distill.distillation``, which is replaced for the block
+    by one with the same parameters that runs ours on the CPU with MEAN pooling (what
+    :func:`distill_to` asks for) and model2vec's own otherwise. If a model2vec release moves that
+    name, its own step runs (vectors equal to 1e-6, more slowly); the model2vec version in
+    :func:`distillation_key` then keeps its folders apart.
+    """
+    try:
+        from model2vec.distill import distillation
+    except ImportError:  # no such module in this model2vec: leave its step alone
+        yield
+        return
+    original = getattr(distillation, "create_embeddings", None)
+    if original is None:
+        yield
+        return
+    from sts_extras.vectors.distill_inference import encode_vocabulary
+
+    def create_embeddings(
+        model: Any,
+        tokenized: list[list[int]],
+        device: str,
+        pad_token_id: int,
+        pooling: Any = "mean",
+    ) -> Any:
+        if str(device) != "cpu" or str(getattr(pooling, "value", pooling)) != "mean":
+            return original(model, tokenized, device, pad_token_id, pooling)
+        described = distillation_description(source)
+        with progress_bar(
+            len(tokenized), described, unit=" tokens", enabled=library_bars_shown()
+        ) as bar:
+            return encode_vocabulary(model.to("cpu"), tokenized, bar=bar)
+
+    setattr(distillation, "create_embeddings", create_embeddings)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(distillation, "create_embeddings", original)  # noqa: B010
+
+
 def distill_to(
     source: str,
     target: Path,
@@ -183,9 +288,11 @@ def distill_to(
 ) -> None:
     """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``.
 
-    The folder appears whole, with its manifest (holding ``key``, see :func:`distillation_key`),
-    or not at all: a concurrent reader or a killed run never sees half of it. ``label`` names
-    the model in the progress bar (default ``source``).
+    Always on the CPU (model2vec would pick a GPU when there is one), so that the vectors are
+    those :func:`distillation_key` names on every machine. The folder appears whole, with its
+    manifest (holding ``key``, see :func:`distillation_key`), or not at all: a concurrent reader
+    or a killed run never sees half of it. ``label`` names the model in the progress bar
+    (default ``source``).
     """
     try:
         from model2vec.distill import distill
@@ -194,8 +301,9 @@ def distill_to(
             "Distilling static vectors needs model2vec's distill extra: "
             f"pip install 'model2vec[distill]' ({error})."
         ) from None
-    with _torch_threads(free_cpus()), _distillation_bar(label or source):
-        model = distill(source, pca_dims=pca_dims, quantize_to="float32")
+    shown = label or source
+    with _torch_threads(free_cpus()), _distillation_bar(shown), _vocabulary_encoder(shown):
+        model = distill(source, device="cpu", pca_dims=pca_dims, quantize_to="float32")
     with atomic_directory(target) as staging:
         model.save_pretrained(str(staging))
         write_manifest(staging, key)
@@ -209,7 +317,7 @@ def distilled_model_dir(
     The folder is ``<cache_dir>/model2vec-<key>`` (``cache_dir`` defaults to ``<cache>/vectors``,
     see :func:`default_cache_dir`), where the key is a SHA-256 of :func:`distillation_key`: the
     full content of the model's files (never their path: every virtual environment that installs
-    the same model shares one distillation), ``pca_dims`` and the model2vec version. A changed
+    the same model shares one distillation), ``pca_dims`` and the code that ran. A changed
     byte of the model makes a new key, so a stale copy is never read. A folder that does not
     match its manifest (which holds the whole key) is discarded (one
     :class:`~sts_extras.integrity.CacheDiscardedWarning`) and distilled again.
