@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -200,7 +201,30 @@ def distillation_description(source: str) -> str:
 
 
 @contextlib.contextmanager
-def _distillation_bar(source: str) -> Iterator[None]:
+def _replacing(module: str, name: str, replacement: Callable[[Any], Any]) -> Iterator[None]:
+    """Within the block, ``module.name`` is ``replacement(original)``; restored after.
+
+    model2vec offers no argument for what is replaced here (its bar's label, its encoding step),
+    only module-level names its ``distill`` looks up at call time. If a model2vec release has no
+    such module or name, it is left alone and model2vec does what it does itself.
+    """
+    try:
+        target = importlib.import_module(module)
+    except ImportError:
+        yield
+        return
+    original = getattr(target, name, None)
+    if original is None:
+        yield
+        return
+    setattr(target, name, replacement(original))
+    try:
+        yield
+    finally:
+        setattr(target, name, original)
+
+
+def _distillation_bar(source: str) -> contextlib.AbstractContextManager[None]:
     """Relabel model2vec's bar over the vocabulary, or hide it (:func:`library_bars_shown`).
 
     model2vec has no progress switch and no description argument: its ``distill`` draws
@@ -209,33 +233,22 @@ def _distillation_bar(source: str) -> Iterator[None]:
     (and ``disable=True`` when bars are hidden). If a model2vec release moves that name, its bar
     shows as model2vec draws it (``tests/test_cli_progress.py`` would then fail).
     """
-    try:
-        from model2vec.distill import inference
-    except ImportError:  # no such module in this model2vec: leave its bar alone
-        yield
-        return
-    original = getattr(inference, "tqdm", None)
-    if original is None:
-        yield
-        return
     hidden = not library_bars_shown()
     description = distillation_description(source)
 
-    def relabelled(*args: Any, **kwargs: Any) -> Any:
-        kwargs["desc"] = description
-        if hidden:
-            kwargs["disable"] = True
-        return original(*args, **kwargs)
+    def relabel(original: Any) -> Any:
+        def relabelled(*args: Any, **kwargs: Any) -> Any:
+            kwargs["desc"] = description
+            if hidden:
+                kwargs["disable"] = True
+            return original(*args, **kwargs)
 
-    setattr(inference, "tqdm", relabelled)  # noqa: B010  (a class to mypy; a name to replace)
-    try:
-        yield
-    finally:
-        setattr(inference, "tqdm", original)  # noqa: B010
+        return relabelled
+
+    return _replacing("model2vec.distill.inference", "tqdm", relabel)
 
 
-@contextlib.contextmanager
-def _vocabulary_encoder(source: str) -> Iterator[None]:
+def _vocabulary_encoder(source: str) -> contextlib.AbstractContextManager[None]:
     """Have model2vec's ``distill`` encode the vocabulary with :func:`encode_vocabulary`.
 
     model2vec has no argument for its encoding step: ``distill_from_model`` calls the name
@@ -245,37 +258,28 @@ def _vocabulary_encoder(source: str) -> Iterator[None]:
     name, its own step runs (vectors equal to 1e-6, more slowly); the model2vec version in
     :func:`distillation_key` then keeps its folders apart.
     """
-    try:
-        from model2vec.distill import distillation
-    except ImportError:  # no such module in this model2vec: leave its step alone
-        yield
-        return
-    original = getattr(distillation, "create_embeddings", None)
-    if original is None:
-        yield
-        return
-    from sts_extras.vectors.distill_inference import encode_vocabulary
 
-    def create_embeddings(
-        model: Any,
-        tokenized: list[list[int]],
-        device: str,
-        pad_token_id: int,
-        pooling: Any = "mean",
-    ) -> Any:
-        if str(device) != "cpu" or str(getattr(pooling, "value", pooling)) != "mean":
-            return original(model, tokenized, device, pad_token_id, pooling)
-        described = distillation_description(source)
-        with progress_bar(
-            len(tokenized), described, unit=" tokens", enabled=library_bars_shown()
-        ) as bar:
-            return encode_vocabulary(model.to("cpu"), tokenized, bar=bar)
+    def ours_on_the_cpu(original: Any) -> Any:
+        from sts_extras.vectors.distill_inference import encode_vocabulary
 
-    setattr(distillation, "create_embeddings", create_embeddings)  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(distillation, "create_embeddings", original)  # noqa: B010
+        def create_embeddings(
+            model: Any,
+            tokenized: list[list[int]],
+            device: str,
+            pad_token_id: int,
+            pooling: Any = "mean",
+        ) -> Any:
+            if str(device) != "cpu" or str(getattr(pooling, "value", pooling)) != "mean":
+                return original(model, tokenized, device, pad_token_id, pooling)
+            described = distillation_description(source)
+            with progress_bar(
+                len(tokenized), described, unit=" tokens", enabled=library_bars_shown()
+            ) as bar:
+                return encode_vocabulary(model.to("cpu"), tokenized, bar=bar)
+
+        return create_embeddings
+
+    return _replacing("model2vec.distill.distillation", "create_embeddings", ours_on_the_cpu)
 
 
 def distill_to(
