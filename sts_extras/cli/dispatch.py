@@ -6,7 +6,8 @@ module that does the work (:mod:`sts_extras.leaderboard.cli`, :mod:`sts_extras.a
 :mod:`sts_extras.power_cli`, :mod:`sts_extras.describe`, :mod:`sts_extras.reproduce.command`)
 when the command starts. Building the whole parser imports argparse and
 :mod:`sts_extras.cli.choices` only -- no numpy, scipy, pandas, pydantic, torch, MTEB or
-``datasets`` -- so ``sts-extras --help`` and every ``--help`` below it are fast (``tests/test_cli_startup.py`` holds this; ``benchmarks/bench_cli_startup.py`` times it).
+``datasets`` -- so ``sts-extras --help`` and every ``--help`` below it are fast
+(``tests/test_cli_startup.py`` holds this; ``benchmarks/bench_cli_startup.py`` times it).
 
 A :class:`~sts_extras.errors.UserInputError` (bad option, missing file, unknown name) is printed
 as one line with exit status 2, and so is an ``OSError`` about a path the user gave (or a file
