@@ -32,6 +32,7 @@ COMMANDS = [
     ["annotate", "simulate"],
     ["power"],
     ["describe"],
+    ["reproduce"],
 ]
 TARGET_SECONDS = 0.5
 
