@@ -180,7 +180,8 @@ def test_the_markdown_has_one_table_row_per_row(stand_in_paper):
 def test_the_json_holds_every_field_of_every_row(stand_in_paper):
     report = reproduce("dscs")
     data = json.loads(json.dumps(report_json(report), allow_nan=False))
-    assert set(data) == {"versions", "vectors", "counts", "papers"}
+    assert set(data) == {"versions", "vectors", "counts", "notes", "papers"}
+    assert data["notes"] == []  # nothing was run
     [paper] = data["papers"]
     assert paper["paper"] == "dscs" and paper["citation"] == stand_in_paper.CITATION
     for record, row in zip(paper["rows"], report.rows, strict=True):

@@ -32,6 +32,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write reproduce.md and reproduce.json into DIR (made if missing)",
     )
     parser.add_argument(
+        "--source",
+        metavar="NAME=PATH",
+        action="append",
+        default=None,
+        help="run the printed commands that use NAME (a gensim-downloader name, Hub id, vector "
+        "file name or placeholder they print) with the local file or folder PATH in its place, "
+        "and fill their rows (repeatable)",
+    )
+    parser.add_argument(
+        "--online",
+        action="store_true",
+        help="also run the printed commands of the rows that need the network, as printed "
+        "(they download); without --online or --source nothing is run",
+    )
+    parser.add_argument(
         "--no-progress", dest="progress", action="store_false", help="hide progress bars"
     )
 

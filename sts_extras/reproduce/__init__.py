@@ -4,7 +4,9 @@ An application layer: the paper modules (:mod:`~sts_extras.reproduce.dscs`,
 :mod:`~sts_extras.reproduce.stss131`, :mod:`~sts_extras.reproduce.scaled_pearson`,
 :mod:`~sts_extras.reproduce.lombardo`, :mod:`~sts_extras.reproduce.dynamax`) recompute what can
 be recomputed offline through the library and list the rest with the command that reproduces it;
-:mod:`~sts_extras.reproduce.report` gathers and renders them. Nothing in the library imports
+:mod:`~sts_extras.reproduce.report` gathers and renders them, and
+:mod:`~sts_extras.reproduce.network` runs the commands whose sources the user makes reachable
+(``--source NAME=PATH``, ``--online``) and fills their rows. Nothing in the library imports
 this package.
 """
 
@@ -18,11 +20,18 @@ from sts_extras.reproduce.report import (
     reproduce,
     write_report,
 )
-from sts_extras.reproduce.rows import ReproducedRow, RowStatus, computed_row, network_row
+from sts_extras.reproduce.rows import (
+    LeaderboardReading,
+    ReproducedRow,
+    RowStatus,
+    computed_row,
+    network_row,
+)
 
 __all__ = [
     "ALL",
     "PAPERS",
+    "LeaderboardReading",
     "PaperRows",
     "ReproducedRow",
     "ReproductionReport",

@@ -14,7 +14,12 @@ run, 50 dimensions instead of the paper's 300), mean-pooled and compared by cosi
 paper (Sec. 5.1). Every other Table 4 row needs the network (word2vec, the 300-d GloVe and the
 sentence-transformers checkpoints) or models that were never published (the vectors retrained on
 the authors' computer-science corpus, their ALBERT fine-tunes), and Sec. 4.2's numbers on STS-B
-and SICK need those datasets from the Hugging Face Hub; those rows print the command.
+and SICK need those datasets from the Hugging Face Hub; those rows print the command. Table 4's
+word-vector and Sentence-BERT rows also say where their numbers are in the command's
+``leaderboard.json`` (a :class:`~sts_extras.reproduce.rows.LeaderboardReading`), so
+``sts-extras reproduce dscs --source NAME=PATH`` (or ``--online``) runs them and fills them in;
+the ALBERT rows (one placeholder for two unpublished fine-tunes) and Sec. 4.2's ``describe`` rows
+stay printed commands.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
@@ -30,7 +36,14 @@ from scipy import stats
 
 from sts_extras.datasets import read_rows
 from sts_extras.optional import MissingExtraError
-from sts_extras.reproduce.rows import ReproducedRow, RowStatus, computed_row, network_row
+from sts_extras.reproduce.rows import (
+    LeaderboardReading,
+    ReproducedRow,
+    RowStatus,
+    Statistic,
+    computed_row,
+    network_row,
+)
 
 __all__ = ["CITATION", "PAPER", "TABLE_4_DSCS", "ratings_per_pair", "rows"]
 
@@ -334,37 +347,69 @@ def _describe_vectors(word_vectors: Any) -> str:
     )
 
 
-def _table_4_source(model: str) -> tuple[str, str, str, RowStatus]:
-    """How one Table 4 model is reproduced: (its label, the command, why it is not run here,
-    the row's status)."""
+#: Why a Table 4 row read from a run may still differ from the paper, by what the run loads.
+_RUN_VECTORS_WHY = (
+    "Mean-pooled word vectors compared by cosine (the leaderboard's avg-cos), as in Sec. 5.1; "
+    "the paper does not state its tokenisation (ours: the vectors' word tokens, unknown words "
+    "dropped), and a file given with --source may not be the paper's exact release."
+)
+_RUN_MODEL_WHY = (
+    "The paper ran sentence-transformers as of 2020; today's library and tokenizer releases "
+    "(and a model given with --source that is not the paper's checkpoint) may shift the "
+    "correlations slightly."
+)
+
+
+@dataclass(frozen=True)
+class _Table4Source:
+    """How one Table 4 model is reproduced."""
+
+    label: str  # the model as the row names it
+    command: str
+    why: str  # why it is not computed without a source (and what to read)
+    status: RowStatus
+    source: str | None = None  # the word of the command --source replaces (None: not run)
+    method: str | None = None  # the leaderboard's method name to read (None: the only model)
+
+
+def _table_4_source(model: str) -> _Table4Source:
+    """How one Table 4 model is reproduced: its label, command, status and reading."""
     if model in _VECTORS_NAMES:
         name = _VECTORS_NAMES[model]
-        return (
+        return _Table4Source(
             f"{model} ({name})",
             f"{_LEADERBOARD} --vectors {name} --output reproduce-dscs-{name}",
             f"Needs gensim's downloader ({name}); read the avg-cos row (mean-pooled word "
             "vectors, cosine), as in the paper's Sec. 5.1.",
             "needs network",
+            source=name,
+            method="avg-cos",
         )
     if model in _MODEL_NAMES:
         name = f"sentence-transformers/{_MODEL_NAMES[model]}"
-        return (
+        return _Table4Source(
             model,
             f"{_LEADERBOARD} --model {name} --output reproduce-dscs-{_MODEL_NAMES[model]}",
             f"Needs the Hugging Face Hub ({name}, mean pooling as in Sec. 5.1).",
             "needs network",
+            source=name,
         )
     if "CS corpus" in model:
         base = model.split(" + ")[0]
-        return (
+        placeholder = f"{base.upper()}_CS_CORPUS_VECTORS_FILE"
+        return _Table4Source(
             model,
-            f"{_LEADERBOARD} --vectors {base.upper()}_CS_CORPUS_VECTORS_FILE "
+            f"{_LEADERBOARD} --vectors {placeholder} "
             f"--output reproduce-dscs-{base.lower()}-cs-corpus",
             f"Needs the authors' {base} vectors retrained on their 4M-token computer-science "
             "Wikipedia corpus (Sec. 5.1), which were not published: replace the file name.",
             "needs data",
+            source=placeholder,
+            method="avg-cos",
         )
-    return (  # the ALBERT fine-tunes
+    # the ALBERT fine-tunes: one placeholder would stand for two different unpublished models,
+    # so these rows are not run (the printed command says which folder to give)
+    return _Table4Source(
         model,
         f"{_LEADERBOARD} --model ALBERT_MODEL_DIR --output reproduce-dscs-albert",
         "Needs the authors' ALBERT fine-tune with mean pooling, which was not published (no "
@@ -374,19 +419,33 @@ def _table_4_source(model: str) -> tuple[str, str, str, RowStatus]:
 
 
 def _table_4_rows() -> list[ReproducedRow]:
-    """Every Table 4 cell on DSCS as the command that reproduces it (GloVe: at 300-d)."""
+    """Every Table 4 cell on DSCS as the command that reproduces it (GloVe: at 300-d), with
+    where its number is in the command's ``leaderboard.json`` when the command can be run."""
     rows = []
     for (supervision, model), published in TABLE_4_DSCS.items():
-        label, command, why, status = _table_4_source(model)
+        how = _table_4_source(model)
         for correlation, value in zip(_CORRELATIONS, published, strict=True):
+            reading = None
+            if how.source is not None:
+                statistic: Statistic = "pearson" if correlation == "Pearson" else "spearman"
+                reading = LeaderboardReading(
+                    source=how.source,
+                    task="DSCS",
+                    statistic=statistic,
+                    model=how.method,
+                    tolerance=0.005,
+                    tolerance_reason=_TWO_DECIMALS,
+                    why_may_differ=_RUN_VECTORS_WHY if how.method else _RUN_MODEL_WHY,
+                )
             rows.append(
                 network_row(
                     PAPER,
-                    f"Table 4, {label}, {correlation}, DSCS (%) [{supervision}]",
+                    f"Table 4, {how.label}, {correlation}, DSCS (%) [{supervision}]",
                     value,
-                    command=command,
-                    why_may_differ=why,
-                    status=status,
+                    command=how.command,
+                    why_may_differ=how.why,
+                    status=how.status,
+                    reading=reading,
                 )
             )
     return rows

@@ -25,7 +25,11 @@ fastText Common Crawl (``crawl-300d-2M.vec``, fasttext.cc), word2vec Google News
 ``word2vec-google-news-300``), and J. Wieting's paraphrastic vectors PSL
 (``paragram_300_sl999.txt``) and PP-XXL (``paragram-phrase-XXL.txt``). One
 ``sts-extras leaderboard`` run per vector set gives avg-cos, MaxPool-Jaccard and DynaMax-Jaccard
-(``--sif`` for Table 2's avg-SIF and DynaMax-SIF) on all five years.
+(``--sif`` for Table 2's avg-SIF and DynaMax-SIF) on all five years. Those rows say where their
+number is in the run's ``leaderboard.json``
+(:class:`~sts_extras.reproduce.rows.LeaderboardReading`), so
+``sts-extras reproduce dynamax --source crawl-300d-2M.vec=/data/crawl-300d-2M.vec`` (or
+``--online``) runs the command and fills them in.
 
 Not listed, because no sts-extras command computes them: Table 1's rows from other papers
 (ELMo, Skip-Thought, InferSent, USE, STN) and its PNMT rows (vectors J. Wieting shared with the
@@ -41,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sts_extras.reproduce.rows import ReproducedRow, computed_row, network_row
+from sts_extras.reproduce.rows import LeaderboardReading, ReproducedRow, computed_row, network_row
 
 __all__ = [
     "APPENDIX_D_COUNTS",
@@ -241,12 +245,15 @@ _SECTION2_A = ("he", "has", "a", "cat")
 _SECTION2_B = ("she", "had", "one", "dog")
 _MEAN_TOLERANCE = 0.055
 _MEAN_REASON = "Table 1 prints one decimal (±0.05) and Table 6 two, so their mean is within ±0.005"
-_NETWORK_WHY = (
-    "Read the r of the {model} row on {task} in leaderboard.md (× 100 for the paper's "
-    "scale). MTEB's {task} pools the year's subtasks into one set, while the paper averages "
-    "each subtask's Pearson r (SentEval), and SentEval tokenises differently, so the two are "
-    "not expected to agree exactly."
+_NETWORK_READ = (
+    "Read the r of the {model} row on {task} in leaderboard.md (× 100 for the paper's scale). "
 )
+_NETWORK_WHY = (
+    "MTEB's {task} pools the year's subtasks into one set, while the paper averages each "
+    "subtask's Pearson r (SentEval), and SentEval tokenises differently, so the two are not "
+    "expected to agree exactly."
+)
+_ONE_DECIMAL = "the paper prints one decimal of r × 100: half a unit of the last digit"
 _SIF_WHY = (
     " SIF weights a/(a + p(w)), a = 1e-3, with p(w) from wordfreq's English frequencies; the "
     "paper estimated p(w) on an English Wikipedia dump of July 2017."
@@ -364,17 +371,25 @@ def _network_rows() -> list[ReproducedRow]:
     def add(
         table: str, vectors: str, label: str, model: str, values: tuple[float, ...], sif: bool
     ) -> None:
+        method = model + ("-SIF" if sif else "")
         for task, value in zip(STS_TASKS, values):
+            why = _NETWORK_WHY.format(task=task) + (_SIF_WHY if sif else "")
             out.append(
                 network_row(
                     PAPER,
                     f"{table}, {vectors} {label}, {task} (mean Pearson r × 100)",
                     value,
                     command=leaderboard_command(vectors, sif=sif),
-                    why_may_differ=_NETWORK_WHY.format(
-                        model=model + ("-SIF" if sif else ""), task=task
-                    )
-                    + (_SIF_WHY if sif else ""),
+                    why_may_differ=_NETWORK_READ.format(model=method, task=task) + why,
+                    reading=LeaderboardReading(
+                        source=VECTOR_SOURCES[vectors],
+                        task=task,
+                        statistic="pearson",
+                        model=method,
+                        tolerance=0.05,
+                        tolerance_reason=_ONE_DECIMAL,
+                        why_may_differ=why,
+                    ),
                 )
             )
 

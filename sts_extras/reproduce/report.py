@@ -1,7 +1,9 @@
 """The report of ``sts-extras reproduce``: the papers' rows as a text table, Markdown and JSON.
 
 :func:`reproduce` runs the paper modules of :data:`~sts_extras.reproduce.papers.PAPERS` and
-gathers their rows with the versions of the libraries that computed them. :func:`format_text`
+gathers their rows with the versions of the libraries that computed them (and, given local
+sources or the network, runs the commands of the rows that need them:
+:mod:`~sts_extras.reproduce.network`). :func:`format_text`
 is the terminal table ("paper value | ours | difference | status", then why a row may differ or
 the command that reproduces it), :func:`format_markdown` the same as Markdown tables (the README
 section "Reproducing the papers" shows it), :func:`report_json` every field of every row plus the
@@ -17,6 +19,7 @@ import math
 import os
 import platform
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -64,10 +67,13 @@ class ReproductionReport:
         In the order of :data:`~sts_extras.reproduce.papers.PAPERS`.
     versions : dict
         Python's and each library's version (None: not installed).
+    notes : tuple of str
+        One line per command that was run and failed (its rows still print their command).
     """
 
     papers: tuple[PaperRows, ...]
     versions: dict[str, str | None]
+    notes: tuple[str, ...] = ()
 
     @property
     def rows(self) -> tuple[ReproducedRow, ...]:
@@ -97,7 +103,14 @@ def _versions() -> dict[str, str | None]:
     return versions
 
 
-def reproduce(paper: str = ALL, *, progress: bool = False) -> ReproductionReport:
+def reproduce(
+    paper: str = ALL,
+    *,
+    progress: bool = False,
+    sources: Mapping[str, Path] | None = None,
+    online: bool = False,
+    output: Path | None = None,
+) -> ReproductionReport:
     """Recompute the published numbers of one paper, or of all of them.
 
     Parameters
@@ -106,6 +119,18 @@ def reproduce(paper: str = ALL, *, progress: bool = False) -> ReproductionReport
         A key of :data:`~sts_extras.reproduce.papers.PAPERS` or ``"all"``.
     progress : bool, default False
         Show a progress bar over the papers (and the papers' own bars), on stderr.
+    sources : mapping of str to Path, optional
+        Local files or folders for names the rows' commands use
+        (:func:`~sts_extras.reproduce.network.parse_sources`): the commands of the rows that
+        use them are run with the path in place of the name, and their rows filled.
+    online : bool, default False
+        Also run the commands of the rows that need the network, as printed (they download).
+    output : Path, optional
+        Where those commands write their leaderboards (``output/runs/``); a temporary folder
+        without it.
+
+    Without ``sources`` and ``online`` nothing is run: the rows that need the network print their
+    command (see :func:`~sts_extras.reproduce.network.fill_network_rows`).
 
     Returns
     -------
@@ -114,7 +139,8 @@ def reproduce(paper: str = ALL, *, progress: bool = False) -> ReproductionReport
     Raises
     ------
     sts_extras.errors.UserInputError
-        ``paper`` is not a known key.
+        ``paper`` is not a known key, or a name of ``sources`` is not one the rows' commands
+        use (checked before anything is run).
     """
     from sts_extras.progress import progress_bar
 
@@ -129,7 +155,21 @@ def reproduce(paper: str = ALL, *, progress: bool = False) -> ReproductionReport
                 raise RuntimeError(f"{module.__name__} returned rows of papers {foreign}.")
             gathered.append(PaperRows(paper=key, citation=module.CITATION, rows=rows))
             bar.update(1)
-    return ReproductionReport(papers=tuple(gathered), versions=_versions())
+    notes: list[str] = []
+    if sources or online:
+        from sts_extras.reproduce.network import check_source_names, fill_network_rows
+
+        every = [row for paper_rows in gathered for row in paper_rows.rows]
+        check_source_names(sources or {}, every)
+        filled, notes = fill_network_rows(
+            every, sources=sources or {}, online=online, output=output, progress=progress
+        )
+        start = 0
+        for index, paper_rows in enumerate(gathered):
+            end = start + len(paper_rows.rows)
+            gathered[index] = dataclasses.replace(paper_rows, rows=tuple(filled[start:end]))
+            start = end
+    return ReproductionReport(papers=tuple(gathered), versions=_versions(), notes=tuple(notes))
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,6 +263,8 @@ def format_text(report: ReproductionReport) -> str:
             # it once, after the last of them
             if following is None or not _explained_alike(row, following):
                 lines += _note_lines(row)
+    if report.notes:
+        lines += ["", *(f"note: {note}" for note in report.notes)]
     lines += ["", _summary_line(report)]
     return "\n".join(lines)
 
@@ -271,6 +313,9 @@ def format_markdown(report: ReproductionReport) -> str:
             )
             lines.append("| " + " | ".join(_markdown_cell(cell) for cell in cells) + " |")
         lines.append("")
+    lines += [f"- Note: {_markdown_cell(note)}" for note in report.notes]
+    if report.notes:
+        lines.append("")
     lines.append(_summary_line(report))
     versions = ", ".join(
         f"{name} {version}" for name, version in report.versions.items() if version
@@ -297,7 +342,8 @@ def _row_record(row: ReproducedRow) -> dict[str, Any]:
 def report_json(report: ReproductionReport) -> dict[str, Any]:
     """The report as JSON-serialisable data: every field of every row, the versions, the vectors.
 
-    Keys: ``versions``, ``vectors``, ``counts`` (rows per status) and ``papers``, a list of
+    Keys: ``versions``, ``vectors``, ``counts`` (rows per status), ``notes`` (one line per
+    command run that failed) and ``papers``, a list of
     ``{"paper", "citation", "rows"}`` where each row holds every field of
     :class:`~sts_extras.reproduce.rows.ReproducedRow` and its ``difference``.
     """
@@ -305,6 +351,7 @@ def report_json(report: ReproductionReport) -> dict[str, Any]:
         "versions": dict(report.versions),
         "vectors": list(report.vectors),
         "counts": report.counts(),
+        "notes": list(report.notes),
         "papers": [
             {
                 "paper": paper.paper,
