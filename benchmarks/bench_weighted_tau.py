@@ -1,4 +1,4 @@
-"""τ_w and the four rank statistics: sts_extras vs the scipy route and vs HEAD, in one process.
+"""τ_w and the four rank statistics: sts_extras vs the scipy route and vs before, in one process.
 
 The scipy route for τ_w (equal to ours, ties included) is
 
@@ -10,12 +10,13 @@ with ``w`` the normalised additive top-rank weights of Lombardo et al. (2020, eq
 * ``weighted_kendall_tau(x, y, w)`` (τ_w alone) against the scipy route, and checks both values
   against an extended-precision (long double) evaluation by an independent merge-count route;
 * the four-statistic route ``weighted_rank_correlation`` (ranks, weights, ρ_w, τ_w, plain Spearman
-  and Kendall τ-b) against the scipy route for τ_w alone, and against HEAD's code (its
-  ``ranking.py`` read with ``git show``, see ``baseline_module.py``), whose four values must agree
+  and Kendall τ-b) against the scipy route for τ_w alone, and against the code before (commit
+  9b49557 by default, ``--baseline``; its ``ranking.py`` read with ``git show``, see
+  ``baseline_module.py``), whose four values must agree
   with the new ones (the largest difference is printed; 0 means identical to the bit);
 * the peak memory of ``weighted_kendall_tau`` (tracemalloc, numpy allocations);
 * at the largest size, the ``evaluate`` module's ``compute`` against the direct library call, for
-  the module as it is and as it was at HEAD (same core), split by a profile into Arrow encoding of
+  the module as it is and as it was before (same core), split by a profile into Arrow encoding of
   the batch (``Features.encode_batch``), the rest of evaluate's Arrow round trip (write, read back,
   format) and our ``_compute``.
 
@@ -26,7 +27,7 @@ needs 32-39).
 Usage::
 
     python benchmarks/bench_weighted_tau.py                      # n = 10^4 and 10^6
-    python benchmarks/bench_weighted_tau.py --sizes 100000 --repeats 3 --baseline HEAD
+    python benchmarks/bench_weighted_tau.py --sizes 100000 --repeats 3 --baseline HEAD~1
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ from sts_extras.stats.ranking import (
     weighted_rank_correlation,
 )
 
+#: the last commit before the four statistics shared their sorts (the baseline by default)
+BEFORE_SHARED_SORTS = "9b495570ad19f4d6d7f982366c3c629c95cc6d69"
 TARGET_RATIO = 5.0
 TARGET_SIZE = 1_000_000
 TARGET_BYTES_PER_ITEM = 60
@@ -182,7 +185,7 @@ def run(n, ties, repeats, seed, baseline):
     )
     print(
         f"{'':24s}ρ_w+τ_w+ρ+τ: {full_time:6.3f} s, scipy τ_w alone / this "
-        f"{scipy_time / full_time:5.1f}x; HEAD's {old_time:6.3f} s, HEAD / new "
+        f"{scipy_time / full_time:5.1f}x; before {old_time:6.3f} s, before / new "
         f"{old_time / full_time:4.2f}x; largest change of the four values {change:.1e}"
     )
     assert abs(full.tau_w - our_value) <= TOLERANCE
@@ -231,7 +234,7 @@ def evaluate_door(n, repeats, seed, baseline):
     from sts_extras import metric_path
 
     references, predictions = make_data(n, True, np.random.default_rng(seed))
-    # HEAD's module script, imported from a temporary file by module_at; evaluate.load takes the
+    # the earlier module, imported from a temporary file by module_at; evaluate.load takes the
     # file's path. Both scripts call this checkout's sts_extras, so they differ only as adapters.
     old_script = module_at(baseline, METRIC_FILE, "weighted_rank_correlation").__file__
     modules = {
@@ -277,7 +280,9 @@ def main(argv=None):
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument("--repeats", type=int, default=3, help="best of this many calls")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--baseline", default="HEAD", help="commit of the code to compare with")
+    parser.add_argument(
+        "--baseline", default=BEFORE_SHARED_SORTS, help="commit of the code to compare with"
+    )
     parser.add_argument("--no-evaluate", action="store_true", help="skip the evaluate module")
     args = parser.parse_args(argv)
     baseline = module_at(args.baseline, "sts_extras/stats/ranking.py", "ranking_baseline")
@@ -301,7 +306,7 @@ def main(argv=None):
             else:
                 verdict = f"(the target is set at n = {TARGET_SIZE:,})"
             print(f"n = {n:,}: {what} vs scipy's τ_w, slowest {ratio:.1f}x - {verdict}")
-        print(f"n = {n:,}: ρ_w+τ_w+ρ+τ, HEAD / new (slowest case) {speedup:.2f}x")
+        print(f"n = {n:,}: ρ_w+τ_w+ρ+τ, before / new (slowest case) {speedup:.2f}x")
     values = results.values()
     most_bytes = max(result["bytes"] for result in values)
     verdict = "meets" if most_bytes <= TARGET_BYTES_PER_ITEM else "MISSES"
