@@ -207,6 +207,19 @@ def _tolerance(row: ReproducedRow) -> str:
     return "-" if row.ours is None else f"±{_number(row.tolerance)}"
 
 
+def _cells(row: ReproducedRow) -> tuple[str, ...]:
+    """A row's columns as both tables show them: quantity, paper value, ours, difference,
+    tolerance, status."""
+    return (
+        row.quantity,
+        _paper_number(row),
+        _number(row.ours),
+        _difference(row),
+        _tolerance(row),
+        row.status,
+    )
+
+
 def _note_lines(row: ReproducedRow) -> list[str]:
     """What a reader needs beside the numbers, for the terminal: why a row may differ (wrapped),
     and the command that reproduces it (on one line of its own, to copy whole)."""
@@ -240,17 +253,7 @@ def format_text(report: ReproductionReport) -> str:
     header = ("quantity", "paper", "ours", "difference", "tolerance", "status")
     lines: list[str] = []
     for paper in report.papers:
-        cells = [
-            (
-                row.quantity,
-                _paper_number(row),
-                _number(row.ours),
-                _difference(row),
-                _tolerance(row),
-                row.status,
-            )
-            for row in paper.rows
-        ]
+        cells = [_cells(row) for row in paper.rows]
         widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
         if lines:
             lines.append("")
@@ -302,15 +305,7 @@ def format_markdown(report: ReproductionReport) -> str:
             note = row.why_may_differ
             if row.command:
                 note = f"{note} Run: `{row.command}`".strip()
-            cells = (
-                row.quantity,
-                _paper_number(row),
-                _number(row.ours),
-                _difference(row),
-                _tolerance(row),
-                row.status,
-                note,
-            )
+            cells = (*_cells(row), note)
             lines.append("| " + " | ".join(_markdown_cell(cell) for cell in cells) + " |")
         lines.append("")
     lines += [f"- Note: {_markdown_cell(note)}" for note in report.notes]
