@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sts_extras.evaluate_modules import ScoreFeatures
+from sts_extras.evaluate_columns import ScoreFeatures
 from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson
 from sts_extras.stats.ranking import weighted_rank_correlation
 
@@ -205,7 +205,7 @@ def test_metric_card(loaded, name):
 
 
 # ----------------------------------------------------------------------------------------------
-# the batch goes to Arrow in one conversion per column (sts_extras.evaluate_modules.ScoreFeatures)
+# the batch goes to Arrow in one conversion per column (sts_extras.evaluate_columns.ScoreFeatures)
 # ----------------------------------------------------------------------------------------------
 
 real_columns = st.one_of(
@@ -292,3 +292,18 @@ def test_nested_lists_are_refused_as_before(loaded):
     module = loaded["weighted_rank_correlation"]
     with pytest.raises(ValueError, match="don't match the expected format"):
         module.compute(predictions=[[1.0, 2.0], [2.0, 3.0], [0.5, 1.0]], references=[1, 2, 3])
+
+
+def test_metric_path_imports_no_datasets():
+    """Finding a module is a path lookup: the features that need `datasets` load with the module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, sts_extras; sts_extras.metric_path('steiger'); "
+        "print('datasets' in sys.modules, 'evaluate' in sys.modules)"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert shown.stdout.split() == ["False", "False"]
