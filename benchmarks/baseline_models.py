@@ -3,9 +3,10 @@
 Used by ``bench_model_api.py`` and ``tests/test_sentence_reuse.py`` to run today's models and
 the models before sentence-level reuse in one process. The old ``base``, ``registry``,
 ``dynamax`` and ``pooled`` modules are read with ``git show`` (:func:`baseline_module.module_at`);
-while the old ``dynamax`` and ``pooled`` are imported, ``sts_extras.models.base`` and
-``sts_extras.models.registry`` name the old modules, so the old classes subclass the old base.
-Everything else they import (the similarity core, metadata, vectors) is today's.
+while the old ``dynamax`` and ``pooled`` are imported, ``sts_extras.integrations.mteb.models.base``
+and
+``sts_extras.integrations.mteb.models.registry`` name the old modules, so the old classes subclass
+the old base. Everything else they import (the similarity core, metadata, vectors) is today's.
 """
 
 from __future__ import annotations
@@ -46,11 +47,14 @@ def models_at(commit: str = PRE_REUSE_COMMIT) -> dict[str, Any]:
             return module_at(commit, path, f"{name}_{tag}")
 
     tokenization = load("sts_extras/vectors/tokenization.py", "tokenization")
-    registry = load("sts_extras/models/registry.py", "registry")
-    base = load("sts_extras/models/base.py", "base")
-    old_base = {"sts_extras.models.base": base, "sts_extras.models.registry": registry}
-    dynamax = load("sts_extras/models/dynamax.py", "dynamax", **old_base)
-    pooled = load("sts_extras/models/pooled.py", "pooled", **old_base)
+    registry = load("sts_extras/integrations/mteb/models/registry.py", "registry")
+    base = load("sts_extras/integrations/mteb/models/base.py", "base")
+    old_base = {
+        "sts_extras.integrations.mteb.models.base": base,
+        "sts_extras.integrations.mteb.models.registry": registry,
+    }
+    dynamax = load("sts_extras/integrations/mteb/models/dynamax.py", "dynamax", **old_base)
+    pooled = load("sts_extras/integrations/mteb/models/pooled.py", "pooled", **old_base)
     return {
         "Vocabulary": tokenization.Vocabulary,
         "DynaMax": dynamax.DynaMax,

@@ -113,7 +113,7 @@ def time_table_identity(rows: int, dim: int) -> float:
 
 def distilled_default(distil: bool) -> tuple[Path | None, float | None]:
     """The default distilled vectors' cache folder, and the time of their (first) load."""
-    from sts_extras.integrations.hub import resolve_sentence_transformer, source_identity
+    from sts_extras.io.model_sources import resolve_sentence_transformer, source_identity
     from sts_extras.vectors import WordVectors, default_cache_dir
     from sts_extras.vectors.distill import distillation_key, distillation_name
 

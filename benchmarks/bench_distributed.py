@@ -82,7 +82,7 @@ def _synthetic(
 ) -> None:
     """Write a plan of ``models`` × ``tasks`` random cells as ``shards`` shard outputs."""
     from sts_extras.integrity import write_manifest
-    from sts_extras.leaderboard.cells import (
+    from sts_extras.leaderboard.run.cells import (
         Plan,
         shard_cells,
         task_record,
@@ -90,8 +90,8 @@ def _synthetic(
         write_plan,
         write_task_record,
     )
-    from sts_extras.leaderboard.collect import DEFAULTS
-    from sts_extras.leaderboard.evaluation import CellOutcome, Unit, slug
+    from sts_extras.leaderboard.run.collect import DEFAULTS
+    from sts_extras.leaderboard.run.evaluation import CellOutcome, Unit, slug
 
     rng = np.random.default_rng(0)
     names = [f"model-{index:03d}" for index in range(models)]
@@ -132,8 +132,8 @@ def _synthetic(
 
 
 def part_collect(work: Path, models: int, tasks: int, pairs: int, n_resamples: int) -> None:
-    from sts_extras.leaderboard.cells import read_cells, task_scores
-    from sts_extras.leaderboard.collect import collect_leaderboard
+    from sts_extras.leaderboard.run.cells import read_cells, task_scores
+    from sts_extras.leaderboard.run.collect import collect_leaderboard
 
     start = time.perf_counter()
     _synthetic(work, models, tasks, pairs, 2, n_resamples)

@@ -158,7 +158,7 @@ def make_sts_data(pairs: int, dim: int, seed: int = 0):
     """Sentences of DSCS and STSS-131 re-paired at random; random vectors for their words."""
     import re
 
-    from sts_extras.datasets import read_rows
+    from sts_extras.benchmark_tables import read_rows
 
     texts = sorted(
         {

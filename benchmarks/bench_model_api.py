@@ -39,9 +39,9 @@ Measured per data set and model: pairs per second of today's public ``score``, o
 (and the ratio of their process CPU times, steadier than wall time on a busy machine) and of
 the per-pair loop (``per_pair_loop`` and ``maxpool_loop`` of ``bench_dynamax.py``, and an
 avg-cos loop written here for MeanPooled), and their ratios. With MTEB installed, also
-``mteb.evaluate`` on a task over the re-paired sentences (``sts_extras.mteb_tasks.from_csv``),
-today's model against the old one and the loop; MTEB's own work (data loading, its metrics, the
-result files) is part of that time.
+``mteb.evaluate`` on a task over the re-paired sentences
+(``sts_extras.integrations.mteb.tasks.from_csv``), today's model against the old one and the loop;
+MTEB's own work (data loading, its metrics, the result files) is part of that time.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ import numpy as np
 from baseline_models import PRE_REUSE_COMMIT, models_at, vectors_tokenised_as_at
 from bench_dynamax import _time, make_data, maxpool_loop, per_pair_loop
 
-from sts_extras.models import DynaMax, MaxPool, MeanPooled
+from sts_extras.integrations.mteb.models import DynaMax, MaxPool, MeanPooled
 from sts_extras.vectors import WordVectors
 
 
@@ -76,7 +76,7 @@ def mean_cosine_loop(table, first, second):
 
 def sts_texts(pairs: int, dim: int, seed: int = 0):
     """DSCS + STSS-131 sentences re-paired at random, and random vectors for their words."""
-    from sts_extras.datasets import read_rows
+    from sts_extras.benchmark_tables import read_rows
 
     texts = sorted(
         {
@@ -156,7 +156,7 @@ def compare_mteb(old, wv, first, second, repeats: int) -> None:
 
     import mteb
 
-    from sts_extras.mteb_tasks import from_csv
+    from sts_extras.integrations.mteb.tasks import from_csv
 
     logging.getLogger("mteb").setLevel(logging.ERROR)
     folder = Path(tempfile.mkdtemp(prefix="bench-model-api-"))

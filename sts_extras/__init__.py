@@ -1,11 +1,19 @@
 """sts-extras: harder STS benchmarks and sounder statistics for the Hugging Face / MTEB ecosystem.
 
-The core (``sts_extras.stats``, ``sts_extras.similarity``, ``sts_extras.annotation``) is plain
-numpy/scipy. Adapters to ``datasets``, ``evaluate``, ``mteb`` and ``sentence-transformers`` import
-those libraries only when used, so ``import sts_extras`` stays light: the submodules below,
-:func:`load_dataset` and :func:`dataset_path` (from :mod:`sts_extras.datasets`),
-:func:`metric_path` and :func:`load_metric` (from :mod:`sts_extras.evaluate_modules`) are imported
-on first access.
+Three layers, imports only downward (``tests/test_layers.py`` holds it):
+
+* **core**, plain numpy/scipy: :mod:`sts_extras.stats`, :mod:`sts_extras.similarity`,
+  :mod:`sts_extras.vectors`, :mod:`sts_extras.annotation`, :mod:`sts_extras.benchmark_tables`,
+  :mod:`sts_extras.io` and the trust boundary (:mod:`sts_extras.integrity`);
+* **adapters**, one ecosystem each, in :mod:`sts_extras.integrations` (``datasets``,
+  ``evaluate``, MTEB, sentence-transformers);
+* **applications**: :mod:`sts_extras.leaderboard`, :mod:`sts_extras.reproduce` and the command
+  line, :mod:`sts_extras.cli`.
+
+The public entry points :mod:`sts_extras.datasets`, :mod:`sts_extras.mteb_tasks` and
+:mod:`sts_extras.models` re-export the adapters. Adapters import their libraries only when used,
+so ``import sts_extras`` stays light: the submodules below, :func:`load_dataset`,
+:func:`dataset_path`, :func:`metric_path` and :func:`load_metric` are imported on first access.
 """
 
 from __future__ import annotations
@@ -14,8 +22,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from sts_extras.datasets import dataset_path, load_dataset
-    from sts_extras.evaluate_modules import load_metric, metric_path
+    from sts_extras.integrations.datasets.loading import dataset_path, load_dataset
+    from sts_extras.integrations.evaluate.modules import load_metric, metric_path
 
 __version__ = "0.1.0"
 
@@ -23,18 +31,21 @@ __all__ = ["__version__", "dataset_path", "load_dataset", "load_metric", "metric
 
 # public name -> the module that defines it
 _LAZY_FUNCTIONS = {
-    "dataset_path": "sts_extras.datasets",
-    "load_dataset": "sts_extras.datasets",
-    "load_metric": "sts_extras.evaluate_modules",
-    "metric_path": "sts_extras.evaluate_modules",
+    "dataset_path": "sts_extras.integrations.datasets.loading",
+    "load_dataset": "sts_extras.integrations.datasets.loading",
+    "load_metric": "sts_extras.integrations.evaluate.modules",
+    "metric_path": "sts_extras.integrations.evaluate.modules",
 }
 _LAZY_SUBMODULES = {
     "annotation",
+    "benchmark_tables",
+    "cli",
     "datasets",
-    "evaluate_modules",
+    "integrations",
     "leaderboard",
     "models",
     "mteb_tasks",
+    "reproduce",
     "similarity",
     "stats",
     "vectors",

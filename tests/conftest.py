@@ -31,7 +31,7 @@ def vectors_file(tmp_path_factory):
     """Random 16-d word2vec-format vectors over the words of both datasets (via gensim)."""
     from gensim.models import KeyedVectors
 
-    from sts_extras.datasets import read_rows
+    from sts_extras.benchmark_tables import read_rows
 
     words = set()
     for dataset in ("dscs", "stss131"):

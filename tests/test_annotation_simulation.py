@@ -129,7 +129,7 @@ def test_trace_holds_each_ballot():
 
 
 def test_plot_like_figure_4(tmp_path):
-    from sts_extras.annotation.plotting import plot_ballot_scores
+    from sts_extras.cli.annotate_plot import plot_ballot_scores
 
     trace = trace_adaptive_campaign(n_items=100, m=10, n_ballots=3, seed=0)
     figure = plot_ballot_scores(trace, n_ballots_shown=2)

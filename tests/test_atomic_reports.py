@@ -22,11 +22,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sts_extras.datasets import read_rows
+from sts_extras.benchmark_tables import read_rows
 from sts_extras.integrity import MANIFEST_FILE, file_digest
-from sts_extras.leaderboard import figures, pipeline, report
-from sts_extras.leaderboard.pipeline import run_leaderboard
-from sts_extras.leaderboard.report_set import (
+from sts_extras.leaderboard.reports import figures, report
+from sts_extras.leaderboard.run import pipeline
+from sts_extras.leaderboard.run.pipeline import run_leaderboard
+from sts_extras.leaderboard.run.report_set import (
     COMMIT_JOURNAL,
     STAGING_PREFIX,
     recover_output,

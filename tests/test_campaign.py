@@ -117,7 +117,7 @@ def test_campaign_end_to_end(campaign, env, tiny_model_dir, capsys):
     import mteb
     from sentence_transformers import SentenceTransformer
 
-    from sts_extras.mteb_tasks import from_csv
+    from sts_extras.integrations.mteb.tasks import from_csv
 
     task = from_csv(dataset, name="MyCampaignSTS")
     assert task.metadata.name == "MyCampaignSTS" and task.min_score == pytest.approx(scores.min())
@@ -287,7 +287,7 @@ def test_malformed_sts_files(tmp_path, env, content, message):
                       "--model", "all-MiniLM-L6-v2", "--no-progress")  # fmt: skip
     assert "--task" in err and path in err and message in err, err
     with pytest.raises(UserInputError, match="--task"):
-        from sts_extras.mteb_tasks import from_csv
+        from sts_extras.integrations.mteb.tasks import from_csv
 
         from_csv(path)
 

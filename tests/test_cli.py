@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from sts_extras import describe
-from sts_extras.annotation.cli import run as run_annotate
 from sts_extras.cli import build_parser, main
+from sts_extras.cli import describe_run as describe
+from sts_extras.cli.annotate_run import run as run_annotate
 from sts_extras.errors import UserFileNotFoundError
 
 HEAVY = ("datasets", "mteb", "torch", "sentence_transformers", "transformers")
@@ -102,7 +102,7 @@ def test_other_exceptions_propagate(monkeypatch, error):
 def test_a_bug_exits_1_with_its_traceback():
     code = (
         "import sys\n"
-        "from sts_extras import describe\n"
+        "from sts_extras.cli import describe_run as describe\n"
         "from sts_extras.cli import main\n"
         "def broken(name, config_name=None):\n"
         "    raise ValueError('an internal bug')\n"

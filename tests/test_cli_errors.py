@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from sts_extras import power_cli
 from sts_extras.cli import main
+from sts_extras.cli import power_run as power_cli
 
 
 @pytest.fixture(autouse=True)

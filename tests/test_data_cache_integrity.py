@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from numpy.testing import assert_array_equal
 
-from sts_extras.datasets import DatasetCacheError, load_dataset, read_rows
+from sts_extras.benchmark_tables import read_rows
+from sts_extras.integrations.datasets.loading import DatasetCacheError, load_dataset
 from sts_extras.integrity import MANIFEST_FILE, CacheDiscardedWarning
 
 datasets = pytest.importorskip("datasets")
@@ -141,7 +142,7 @@ def test_the_check_follows_custom_features(tmp_path):
 
 
 def test_a_cache_that_stays_wrong_after_the_rebuild_is_a_named_error(tmp_path, monkeypatch):
-    from sts_extras.datasets import DSCS
+    from sts_extras.integrations.datasets.builders import DSCS
 
     def wrong_examples(self):
         for row in read_rows("dscs"):
@@ -156,7 +157,7 @@ def test_a_cache_that_stays_wrong_after_the_rebuild_is_a_named_error(tmp_path, m
 
 def test_the_mteb_task_reads_the_repaired_table(tmp_path, monkeypatch):
     pytest.importorskip("mteb")
-    from sts_extras.mteb_tasks import DSCS
+    from sts_extras.integrations.mteb.tasks import DSCS
 
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf")
     _edit_gold_score(_arrow_file("dscs", None, None), read_rows("dscs"))

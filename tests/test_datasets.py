@@ -12,7 +12,10 @@ import pytest
 from numpy.testing import assert_allclose
 
 import sts_extras
-from sts_extras.datasets import DSCS, STSS131, hub_folder_files, load_dataset, read_rows
+from sts_extras.benchmark_tables import read_rows
+from sts_extras.integrations.datasets.builders import DSCS, STSS131
+from sts_extras.integrations.datasets.hub_folder import hub_folder_files
+from sts_extras.integrations.datasets.loading import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -255,7 +258,9 @@ def test_hub_folder_is_exactly_what_the_package_table_generates(name):
         for path in folder.rglob("*")
         if path.is_file()
     }
-    assert on_disk == generated, "run `python -m sts_extras.datasets dataset_scripts` to regenerate"
+    assert on_disk == generated, (
+        "run `python -m sts_extras.integrations.datasets.loading dataset_scripts` to regenerate"
+    )
 
 
 @pytest.mark.parametrize(

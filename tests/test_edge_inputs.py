@@ -23,8 +23,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 from sts_extras.errors import UserInputError, UserInputTypeError
-from sts_extras.models import DynaMax, MaxPool, MeanPooled
-from sts_extras.models.base import as_embedding_matrix
+from sts_extras.integrations.mteb.models import DynaMax, MaxPool, MeanPooled
+from sts_extras.integrations.mteb.models.base import as_embedding_matrix
 from sts_extras.similarity.fuzzy import (
     average_cosine_similarity,
     dynamax_similarity,

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sts_extras.evaluate_columns import ScoreFeatures
+from sts_extras.integrations.evaluate.columns import ScoreFeatures
 from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson
 from sts_extras.stats.ranking import weighted_rank_correlation
 
@@ -205,7 +205,8 @@ def test_metric_card(loaded, name):
 
 
 # ----------------------------------------------------------------------------------------------
-# the batch goes to Arrow in one conversion per column (sts_extras.evaluate_columns.ScoreFeatures)
+# the batch goes to Arrow in one conversion per column
+# (sts_extras.integrations.evaluate.columns.ScoreFeatures)
 # ----------------------------------------------------------------------------------------------
 
 real_columns = st.one_of(

@@ -14,9 +14,9 @@ import pytest
 
 from sts_extras.integrity import file_digest
 from sts_extras.leaderboard import TaskScores, score_leaderboard
-from sts_extras.leaderboard import figures as figures_module
-from sts_extras.leaderboard.figure_cache import STAMP_FILE, write_figures_if_changed
-from sts_extras.leaderboard.figures import FONT_SIZE, ONE_COLUMN, TWO_COLUMN, write_figures
+from sts_extras.leaderboard.reports import figures as figures_module
+from sts_extras.leaderboard.reports.figure_cache import STAMP_FILE, write_figures_if_changed
+from sts_extras.leaderboard.reports.figures import FONT_SIZE, ONE_COLUMN, TWO_COLUMN, write_figures
 
 pytest.importorskip("matplotlib")
 

@@ -28,7 +28,7 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import pearsonr, spearmanr
 
-from sts_extras.datasets import read_rows
+from sts_extras.benchmark_tables import read_rows
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.arrays import read_npy_matrix, read_parquet_strings
 from sts_extras.optional import MissingExtraError
@@ -304,7 +304,7 @@ METHODS = [
 
 def test_each_method_is_registered_over_glove_and_described_before_loading():
     mteb = pytest.importorskip("mteb")
-    import sts_extras.models  # noqa: F401 -- registers
+    import sts_extras.integrations.mteb.models  # noqa: F401 -- registers
 
     for method in METHODS:
         meta = mteb.get_model_meta(f"sts-extras/{method}-glove-6b-50d")
@@ -319,8 +319,8 @@ def test_each_method_is_registered_over_glove_and_described_before_loading():
 def test_get_model_builds_them_offline_and_vectors_keyword_is_the_same_model(glove):
     mteb = pytest.importorskip("mteb")
     from sts_extras.errors import UserInputError as InputError
-    from sts_extras.models import DynaMax
-    from sts_extras.models.catalog import load_registered_model
+    from sts_extras.integrations.mteb.models import DynaMax
+    from sts_extras.integrations.mteb.models.catalog import load_registered_model
 
     pairs = (["A cat sat on the mat.", "Stocks fell."], ["A dog sat on a rug.", "Cats purr."])
     named = mteb.get_model("sts-extras/DynaMax-Jaccard-glove-6b-50d")
@@ -375,7 +375,7 @@ def _independent_scores(dataset: str, matrix: np.ndarray, words: list[str]):
 
 
 def test_dscs_correlations_are_those_measured_through_a_text_export(glove, package_rows):
-    from sts_extras.models import DynaMax, MeanPooled
+    from sts_extras.integrations.mteb.models import DynaMax, MeanPooled
 
     words, matrix = package_rows
     avg, dyn, gold = _independent_scores("dscs", matrix, words)
@@ -473,7 +473,7 @@ def test_leaderboard_json_records_the_vectors_provenance_and_collect_keeps_it(gl
 
 def test_a_cell_record_with_a_malformed_vectors_description_is_refused():
     from sts_extras.io.records import RecordError, parse_record
-    from sts_extras.leaderboard.records import CellInfo
+    from sts_extras.leaderboard.run.records import CellInfo
 
     good = {"kind": "word-vectors", "source": "glove-6b-50d", "vectors": SPEC.info.as_dict()}
     assert parse_record(CellInfo, good, "a cell").vectors.license == "PDDL-1.0"

@@ -25,7 +25,7 @@ from setuptools.config.setupcfg import read_configuration
 
 import sts_extras
 from sts_extras.errors import UserInputError
-from sts_extras.evaluate_modules import METRICS
+from sts_extras.integrations.evaluate.modules import METRICS
 from sts_extras.optional import EXTRAS, MissingExtraError, import_optional, requires_extra
 
 REPO = Path(__file__).resolve().parents[1]
@@ -141,7 +141,8 @@ def test_wheel_carries_every_module_file_exactly_once(wheel):
 
 
 def test_wheel_carries_each_hub_dataset_folder_as_generated(wheel):
-    from sts_extras.datasets import DATASETS, hub_folder_files
+    from sts_extras.benchmark_tables import DATASETS
+    from sts_extras.integrations.datasets.hub_folder import hub_folder_files
 
     archive = zipfile.ZipFile(wheel)
     for name in DATASETS:
@@ -279,9 +280,10 @@ from sts_extras.vectors import WordVectors
 WordVectors.load("v.txt")  # our own text reader: no gensim needed
 errors = {}
 for label, call in [
-    ("mteb", lambda: __import__("sts_extras.mteb_tasks")),
+    ("mteb", lambda: __import__("sts_extras.integrations.mteb.tasks")),
     ("vectors", lambda: WordVectors.load("glove-wiki-gigaword-50")),
-    ("describe", lambda: __import__("sts_extras.describe").describe.describe_dataset("dscs")),
+    ("describe", lambda:
+    __import__("sts_extras.cli.describe_run").describe.describe_dataset("dscs")),
 ]:
     try:
         call()

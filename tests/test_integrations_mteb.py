@@ -1,6 +1,6 @@
-"""`sts_extras.integrations.mteb` against the installed MTEB: every private name and file key it
-relies on still exists and means what it assumes. A failure here after an MTEB upgrade names the
-adapter to fix (and `SUPPORTED_MTEB_VERSIONS` to update)."""
+"""`sts_extras.integrations.mteb.internals` against the installed MTEB: every private name and file
+key it relies on still exists and means what it assumes. A failure here after an MTEB upgrade names
+the adapter to fix (and `SUPPORTED_MTEB_VERSIONS` to update)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ from scipy.stats import pearsonr
 
 mteb = pytest.importorskip("mteb")
 
-from sts_extras.datasets import read_rows  # noqa: E402
-from sts_extras.integrations.hub import DEFAULT_MODEL  # noqa: E402
-from sts_extras.integrations.mteb import (  # noqa: E402
+from sts_extras.integrations.datasets.loading import read_rows  # noqa: E402
+from sts_extras.integrations.mteb.internals import (  # noqa: E402
     QUIET_MODULES,
     SUPPORTED_MTEB_VERSIONS,
     cached_sentence_transformer,
@@ -34,7 +33,8 @@ from sts_extras.integrations.mteb import (  # noqa: E402
     reported_pearson,
     task_registry,
 )
-from sts_extras.mteb_tasks import DSCS, register  # noqa: E402
+from sts_extras.integrations.mteb.tasks import DSCS, register  # noqa: E402
+from sts_extras.io.model_sources import DEFAULT_MODEL  # noqa: E402
 
 
 def test_installed_mteb_is_in_the_supported_range():
@@ -172,25 +172,25 @@ def test_reader_falls_back_to_cosine_when_the_model_has_no_similarity(tmp_path):
 # Each runs in a fresh process (the registries are per process), offline, outside the checkout.
 _IMPORT_THEN_LOOK_UP = {
     "tasks": (
-        "import sts_extras.mteb_tasks, mteb\n"
+        "import sts_extras.integrations.mteb.tasks, mteb\n"
         "out = [type(mteb.get_task('DSCS')).__name__, type(mteb.get_task('STSS131')).__name__,\n"
         "       mteb.get_model_meta('sts-extras/DynaMax-Jaccard').name]\n"
     ),
     # the models first, MTEB later: registered when MTEB is imported, not before
     "models, then mteb": (
-        "import sys, sts_extras.models\n"
+        "import sys, sts_extras.integrations.mteb.models\n"
         "before = sorted(m for m in ('mteb', 'torch') if m in sys.modules)\n"
         "import mteb\n"
         "out = [before, mteb.get_model_meta('sts-extras/DynaMax-Jaccard').name,\n"
         "       mteb.get_model_meta('sts-extras/avg-cos').name]\n"
     ),
     "mteb, then models": (
-        "import mteb, sts_extras.models\n"
+        "import mteb, sts_extras.integrations.mteb.models\n"
         "out = [mteb.get_model_meta('sts-extras/MaxPool-Cosine').name]\n"
     ),
     # a submodule of MTEB imported first imports MTEB itself, which registers
     "models, then an mteb submodule": (
-        "import sts_extras.models\n"
+        "import sts_extras.integrations.mteb.models\n"
         "from mteb.models.model_implementations import MODEL_REGISTRY\n"
         "out = ['sts-extras/DynaMax-Dice' in MODEL_REGISTRY]\n"
     ),
@@ -233,7 +233,7 @@ def test_a_failing_registration_warns_and_leaves_mteb_importable(tmp_path):
 
     script = (
         "import warnings, sys\n"
-        "from sts_extras.integrations.mteb import when_mteb_is_imported\n"
+        "from sts_extras.integrations.mteb.internals import when_mteb_is_imported\n"
         "def broken(): raise KeyError('no')\n"
         "when_mteb_is_imported(broken)\n"
         "with warnings.catch_warnings(record=True) as caught:\n"
@@ -255,7 +255,7 @@ def test_a_failing_registration_warns_and_leaves_mteb_importable(tmp_path):
 
 def test_when_mteb_is_imported_runs_at_once_once_mteb_is_imported():
     calls = []
-    from sts_extras.integrations.mteb import when_mteb_is_imported
+    from sts_extras.integrations.mteb.internals import when_mteb_is_imported
 
     when_mteb_is_imported(lambda: calls.append(1))
     assert calls == [1]

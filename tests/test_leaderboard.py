@@ -15,8 +15,8 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.stats import pearsonr, spearmanr
 
+from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
-from sts_extras.datasets import read_rows
 from sts_extras.leaderboard import TaskScores, run_leaderboard, score_leaderboard
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 from sts_extras.stats.correlation import scaled_pearson
@@ -206,8 +206,8 @@ def test_scores_are_the_ones_mteb_used(board):
 
 
 def test_static_models_are_the_library_encoders(board, vectors_file):
-    """The per-pair scores of the vector models are `model.score` of sts_extras.models."""
-    from sts_extras.models import DynaMax, MaxPool, MeanPooled
+    """The per-pair scores of the vector models are `model.score` of the models package."""
+    from sts_extras.integrations.mteb.models import DynaMax, MaxPool, MeanPooled
     from sts_extras.vectors import WordVectors
 
     vectors = WordVectors.load(str(vectors_file))
@@ -489,7 +489,7 @@ def test_a_model_that_cannot_load_is_reported_and_the_exit_status_is_1(
 
 
 def test_sif_names_the_static_models_and_changes_their_scores(vectors_file, env):
-    from sts_extras.leaderboard.resolve import resolve_models
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     plain = resolve_models(None, [str(vectors_file)])
     weighted = resolve_models(None, [str(vectors_file)], sif=True)

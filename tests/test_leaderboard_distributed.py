@@ -13,12 +13,12 @@ import shutil
 import pytest
 from scipy.stats import pearsonr
 
+from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
-from sts_extras.datasets import read_rows
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import MANIFEST_FILE, file_digest
-from sts_extras.leaderboard.cells import parse_shard, shard_cells
-from sts_extras.leaderboard.collect import collect_leaderboard
+from sts_extras.leaderboard.run.cells import parse_shard, shard_cells
+from sts_extras.leaderboard.run.collect import collect_leaderboard
 
 N_RESAMPLES = 200
 
@@ -214,7 +214,7 @@ def test_collect_of_a_plain_mteb_prediction_folder(env, tiny_model_dir, tmp_path
     import mteb
     from sentence_transformers import SentenceTransformer
 
-    from sts_extras.mteb_tasks import register
+    from sts_extras.integrations.mteb.tasks import register
 
     register()
     task = mteb.get_task("DSCS")
@@ -309,8 +309,8 @@ def test_shards_cover_every_cell_exactly_once(count):
 def test_a_model_that_cannot_be_sent_to_the_workers_is_a_named_error():
     from types import SimpleNamespace
 
-    from sts_extras.leaderboard.distributed import CellJob, run_dask
-    from sts_extras.leaderboard.resolve import ModelEntry
+    from sts_extras.leaderboard.run.distributed import CellJob, run_dask
+    from sts_extras.leaderboard.run.resolve import ModelEntry
 
     class Client:
         def scatter(self, value, hash):
@@ -349,7 +349,7 @@ def test_a_running_scheduler_given_by_address_gives_the_same_leaderboard(
 
 
 def test_a_scheduler_that_does_not_answer_is_a_named_error(monkeypatch):
-    from sts_extras.leaderboard import distributed
+    from sts_extras.leaderboard.run import distributed
 
     monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", 1)
     with (

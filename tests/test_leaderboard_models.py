@@ -15,8 +15,8 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.stats import pearsonr
 
+from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
-from sts_extras.datasets import read_rows
 from sts_extras.errors import UserInputError
 
 mteb = pytest.importorskip("mteb")
@@ -192,7 +192,7 @@ def test_registry_model_gets_mteb_prompts_and_revision(
 def test_sts_extras_registry_model_runs_through_mteb_get_model(
     env, tmp_path, monkeypatch, default_vectors_are_tiny
 ):
-    from sts_extras.models import DynaMax
+    from sts_extras.integrations.mteb.models import DynaMax
 
     names = []
     get_model = mteb.get_model
@@ -235,8 +235,8 @@ def test_sts_extras_registry_model_runs_through_mteb_get_model(
 def test_the_packaged_default_loses_nothing_by_not_going_through_mteb_get_model(env):
     """MTEB's entry of all-MiniLM-L6-v2 has no prompts or loader arguments; the packaged copy is
     loaded from its local files with its own revision."""
-    from sts_extras.integrations.hub import DEFAULT_MODEL
-    from sts_extras.leaderboard.resolve import resolve_models
+    from sts_extras.io.model_sources import DEFAULT_MODEL
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     meta = mteb.get_model_meta(DEFAULT_MODEL)
     assert not meta.loader_kwargs
@@ -263,7 +263,7 @@ def test_registry_model_not_cached_offline_fails_before_any_work(env, tmp_path, 
 def test_trust_remote_code_reaches_sentence_transformers(env, monkeypatch, tiny_model_dir):
     import sentence_transformers
 
-    from sts_extras.leaderboard.resolve import resolve_models
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     seen = []
     original = sentence_transformers.SentenceTransformer
@@ -286,7 +286,7 @@ def test_trust_remote_code_reaches_sentence_transformers(env, monkeypatch, tiny_
 def test_registry_model_needing_remote_code_needs_the_option(
     env, tmp_path, registry_entry, hub_cache
 ):
-    from sts_extras.leaderboard.resolve import resolve_models
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     registry_entry("test-org/remote", trust_remote_code=True)
     _cache_snapshot(hub_cache, "test-org/remote", TINY_REVISION)
@@ -321,7 +321,7 @@ def test_registry_model_needing_remote_code_needs_the_option(
 # display names
 # -------------------------------------------------------------------------------------------
 def test_path_equals_name_sets_the_display_name(env, tiny_model_dir):
-    from sts_extras.leaderboard.resolve import resolve_models
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     named, same = resolve_models([f"{tiny_model_dir}=mine", str(tiny_model_dir)], None)
     assert (named.name, named.source) == ("mine", str(tiny_model_dir))
@@ -359,8 +359,8 @@ def test_dynamax_is_ranked_by_its_own_similarity_on_an_mteb_style_task(
     from mteb.abstasks.sts import AbsTaskSTS
     from mteb.abstasks.task_metadata import TaskMetadata
 
+    from sts_extras.integrations.mteb.models import DynaMax, MainScoreWarning
     from sts_extras.leaderboard import run_leaderboard
-    from sts_extras.models import DynaMax, MainScoreWarning
 
     rows = read_rows("dscs")
 
@@ -401,7 +401,7 @@ def test_dynamax_is_ranked_by_its_own_similarity_on_an_mteb_style_task(
 
 
 def test_read_prediction_says_which_key_it_read(tmp_path):
-    from sts_extras.integrations.mteb import read_prediction, read_prediction_scores
+    from sts_extras.integrations.mteb.internals import read_prediction, read_prediction_scores
 
     path = tmp_path / "T_predictions.json"
     path.write_text(
@@ -424,7 +424,7 @@ def test_read_prediction_says_which_key_it_read(tmp_path):
 
 def test_report_names_the_models_ranked_by_cosine_and_only_then():
     from sts_extras.leaderboard import TaskScores, score_leaderboard
-    from sts_extras.leaderboard.report import to_json_dict, to_markdown
+    from sts_extras.leaderboard.reports.report import to_json_dict, to_markdown
 
     rng = np.random.default_rng(0)
     gold = rng.uniform(0, 5, 40)
@@ -449,7 +449,7 @@ def test_report_names_the_models_ranked_by_cosine_and_only_then():
 
 
 def test_bad_registry_spellings_fail_with_close_matches(env, tmp_path):
-    from sts_extras.leaderboard.resolve import resolve_models
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     with pytest.raises(UserInputError, match=r"Close matches: .*sts-extras/DynaMax-Jaccard"):
         resolve_models(["sts-extras/DynaMax-Jacard"], None)

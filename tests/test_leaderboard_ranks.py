@@ -8,8 +8,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from sts_extras.leaderboard import TaskScores, score_leaderboard
-from sts_extras.leaderboard.report import to_json_dict, to_markdown
-from sts_extras.leaderboard.scoring import inseparable_groups
+from sts_extras.leaderboard.reports.report import to_json_dict, to_markdown
+from sts_extras.leaderboard.reports.scoring import inseparable_groups
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 from sts_extras.stats.model_comparison import compare_models
 
@@ -117,7 +117,7 @@ def test_groups_are_maximal_runs_without_a_separated_pair():
 def test_help_lists_every_test_and_adjustment():
     import argparse
 
-    from sts_extras.leaderboard.cli import add_arguments
+    from sts_extras.cli.leaderboard_run import add_arguments
     from sts_extras.stats.dependent import DEPENDENT_METHODS
     from sts_extras.stats.multiple import ADJUST_METHODS
 
@@ -129,7 +129,7 @@ def test_help_lists_every_test_and_adjustment():
 
 
 def test_csv_columns_name_the_test_and_adjustment_that_were_run():
-    from sts_extras.leaderboard.report import CSV_COLUMNS, csv_header
+    from sts_extras.leaderboard.reports.report import CSV_COLUMNS, csv_header
 
     assert csv_header({"dependent_test": "meng1992", "multiple_comparisons": "holm"}) == CSV_COLUMNS
     header = csv_header({"dependent_test": "williams1959", "multiple_comparisons": "fdr_bh"})

@@ -1,6 +1,7 @@
 """The sts-extras models in MTEB's model registry: found by name, described, and loadable.
 
-``sts_extras.models.register()`` adds ``sts-extras/DynaMax-Jaccard`` and friends to MTEB's registry;
+``sts_extras.integrations.mteb.models.register()`` adds ``sts-extras/DynaMax-Jaccard`` and friends
+to MTEB's registry;
 ``mteb.get_model_meta`` then describes them (paper, source model, training data, languages,
 licence) and ``mteb.get_model`` builds them -- over the default distilled vectors, or over the
 vectors a loader keyword names.
@@ -14,9 +15,15 @@ from numpy.testing import assert_allclose
 
 mteb = pytest.importorskip("mteb")
 
-from sts_extras.integrations.hub import DEFAULT_MODEL  # noqa: E402
-from sts_extras.integrations.mteb import registered_model_meta  # noqa: E402
-from sts_extras.models import REGISTERED_MODELS, DynaMax, MaxPool, MeanPooled, register  # noqa: E402
+from sts_extras.integrations.mteb.internals import registered_model_meta  # noqa: E402
+from sts_extras.integrations.mteb.models import (  # noqa: E402
+    REGISTERED_MODELS,
+    DynaMax,
+    MaxPool,
+    MeanPooled,
+    register,
+)
+from sts_extras.io.model_sources import DEFAULT_MODEL  # noqa: E402
 from sts_extras.vectors import WordVectors  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::sts_extras.vectors.OOVWarning")
@@ -72,7 +79,7 @@ def test_get_model_builds_the_model_over_the_named_vectors(glove_file, name, cls
 
 def test_get_model_rejects_unknown_names_and_vector_objects(glove_file):
     from sts_extras.errors import UserInputError, UserInputTypeError
-    from sts_extras.models.catalog import load_registered_model
+    from sts_extras.integrations.mteb.models.catalog import load_registered_model
 
     with pytest.raises(UserInputError, match="not an sts-extras model"):
         load_registered_model("sts-extras/nope")

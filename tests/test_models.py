@@ -14,7 +14,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.stats import pearsonr
 
-from sts_extras.models import DynaMax, MaxPool, MeanPooled
+from sts_extras.integrations.mteb.models import DynaMax, MaxPool, MeanPooled
 from sts_extras.similarity.fuzzy import (
     average_cosine_similarity,
     dynamax_similarity,
@@ -300,16 +300,16 @@ def test_bad_arguments_are_named(wv):
 def test_docstring_examples_run():
     import doctest
 
-    import sts_extras.models.dynamax
-    import sts_extras.models.pooled
+    import sts_extras.integrations.mteb.models.dynamax
+    import sts_extras.integrations.mteb.models.pooled
     import sts_extras.similarity.fuzzy
     import sts_extras.vectors
 
     for module in (
         sts_extras.similarity.fuzzy,
         sts_extras.vectors,
-        sts_extras.models.dynamax,
-        sts_extras.models.pooled,
+        sts_extras.integrations.mteb.models.dynamax,
+        sts_extras.integrations.mteb.models.pooled,
     ):
         result = doctest.testmod(
             module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -349,7 +349,7 @@ def test_a_cosine_main_score_that_is_not_the_models_own_warns_once(
 ):
     import mteb
 
-    from sts_extras.models import MainScoreWarning
+    from sts_extras.integrations.mteb.models import MainScoreWarning
 
     task = _sts_task_with_main_score(local_sts_task, main_score)
     model = build(wv)

@@ -16,8 +16,9 @@ mteb = pytest.importorskip("mteb")
 from mteb.abstasks.sts import AbsTaskSTS  # noqa: E402
 from mteb.abstasks.task_metadata import TaskMetadata  # noqa: E402
 
-from sts_extras.datasets import get_spec, read_rows  # noqa: E402
-from sts_extras.mteb_tasks import DSCS, STSS131, TASKS, register  # noqa: E402
+from sts_extras.benchmark_tables import get_spec  # noqa: E402
+from sts_extras.integrations.datasets.loading import read_rows  # noqa: E402
+from sts_extras.integrations.mteb.tasks import DSCS, STSS131, TASKS, register  # noqa: E402
 
 CASES = [(DSCS, "dscs", 50, (0.0, 5.0)), (STSS131, "stss131", 64, (0.0, 4.0))]
 
@@ -65,7 +66,7 @@ def test_register_makes_get_task_and_get_tasks_work():
 
 
 def test_register_refuses_to_shadow_a_different_task(monkeypatch):
-    from sts_extras.integrations.mteb import task_registry
+    from sts_extras.integrations.mteb.internals import task_registry
 
     monkeypatch.setitem(task_registry(), "DSCS", STSS131)
     with pytest.raises(ValueError, match="already defines a task named 'DSCS'"):

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from sts_extras import power_cli
+from sts_extras.cli import power_run as power_cli
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.stats.power import (
     dependent_test_power,

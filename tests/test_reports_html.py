@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from sts_extras.leaderboard import TaskScores, score_leaderboard
-from sts_extras.leaderboard.figures import write_figures
-from sts_extras.leaderboard.html_report import to_html, write_html
-from sts_extras.leaderboard.writers import write_reports
+from sts_extras.leaderboard.reports.figures import write_figures
+from sts_extras.leaderboard.reports.html_report import to_html, write_html
+from sts_extras.leaderboard.reports.writers import write_reports
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -222,7 +222,7 @@ def test_without_textstat_the_readability_rows_say_how_to_get_it(monkeypatch):
     def missing(name):
         raise MissingExtraError('pip install "sts-extras[describe]"')
 
-    monkeypatch.setattr("sts_extras.describe.describe_dataset", missing)
+    monkeypatch.setattr("sts_extras.cli.describe_run.describe_dataset", missing)
     rows = dscs._readability_rows()
     assert [row.paper_value for row in rows] == [25.0, 12.0]
     assert all(row.status == "needs data" and "[describe]" in row.command for row in rows)

@@ -139,7 +139,7 @@ def test_network_rows_cover_the_headline_cells():
 
 
 def test_network_commands_name_mteb_sts_tasks():
-    from sts_extras.integrations.mteb import task_registry
+    from sts_extras.integrations.mteb.internals import task_registry
 
     registry = task_registry()
     assert all(task in registry for task in STS_TASKS)

@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
-from sts_extras.datasets import read_rows
 from sts_extras.errors import UserInputError
-from sts_extras.leaderboard.resolve import VECTOR_METHODS
+from sts_extras.leaderboard.run.resolve import VECTOR_METHODS
 from sts_extras.reproduce import PAPERS, reproduce
 from sts_extras.reproduce import network as network_module
 from sts_extras.reproduce.rows import LeaderboardReading, network_row

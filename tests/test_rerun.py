@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from sts_extras.datasets import read_rows
+from sts_extras.benchmark_tables import read_rows
 
 HEAVY = ("sentence_transformers", "torch", "transformers")
 RUN = f"""

@@ -27,8 +27,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sts_extras.models import DynaMax, MaxPool, MeanPooled
-from sts_extras.models.registry import SentenceRegistry
+from sts_extras.integrations.mteb.models import DynaMax, MaxPool, MeanPooled
+from sts_extras.integrations.mteb.models.registry import SentenceRegistry
 from sts_extras.vectors import OOVWarning, SIFWeights, Vocabulary, WordVectors, tokenization
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def old():
 
 # ------------------------------------------------------------------------------ data
 def _sts_sentences() -> list[str]:
-    from sts_extras.datasets import read_rows
+    from sts_extras.benchmark_tables import read_rows
 
     return sorted(
         {
@@ -316,7 +316,7 @@ def test_random_sentence_lists_score_as_before(old, texts, model, sif):
 def test_mteb_evaluate_on_dscs_gives_the_pre_change_metrics(old, model, tmp_path):
     import mteb
 
-    from sts_extras.mteb_tasks import DSCS
+    from sts_extras.integrations.mteb.tasks import DSCS
 
     new_model, old_model = _pair_of_models(old, "regex", model, False)
 

@@ -88,7 +88,7 @@ def _permute_middle_rows(source: Path, target: Path, seed: int = 0) -> None:
 # a changed model: never the old entry
 # --------------------------------------------------------------------------------------------
 def test_a_change_in_the_middle_of_a_model_gives_a_new_identity(big_model, tmp_path, env):
-    from sts_extras.leaderboard.resolve import resolve_models
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     model = tmp_path / "model"
     shutil.copytree(big_model, model)
@@ -213,7 +213,7 @@ def test_the_default_model_in_another_environment_has_the_same_distillation(tmp_
 
 
 def test_model_identities_hold_content_not_paths(tiny_model_dir, vectors_file, tmp_path, env):
-    from sts_extras.leaderboard.resolve import resolve_models
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     elsewhere = tmp_path / "elsewhere" / "renamed-model"
     shutil.copytree(tiny_model_dir, elsewhere)
@@ -243,8 +243,8 @@ def test_model_identities_hold_content_not_paths(tiny_model_dir, vectors_file, t
 
 
 def test_ready_objects_have_no_identity(tmp_path, env):
-    from sts_extras.leaderboard.resolve import resolve_models
-    from sts_extras.models import DynaMax
+    from sts_extras.integrations.mteb.models import DynaMax
+    from sts_extras.leaderboard.run.resolve import resolve_models
 
     vectors = WordVectors.from_arrays(["cat", "sat"], np.eye(2, dtype=np.float32), name="toy")
     (entry,) = resolve_models([DynaMax(vectors)], None, cache_dir=tmp_path)
@@ -266,7 +266,7 @@ def test_an_unchanged_model_is_not_read_again_and_a_changed_one_is(
     big_model, tmp_path, monkeypatch
 ):
     import sts_extras.io.content as content
-    from sts_extras.integrations.hub import resolve_sentence_transformer, source_identity
+    from sts_extras.io.model_sources import resolve_sentence_transformer, source_identity
 
     model = tmp_path / "model"
     shutil.copytree(big_model, model)
@@ -352,7 +352,7 @@ def test_the_identity_does_not_depend_on_names(name: str) -> None:
 )
 def test_a_stored_evaluation_with_a_malformed_record_is_discarded(tmp_path, change):
     from sts_extras.integrity import CacheDiscardedWarning, write_manifest
-    from sts_extras.leaderboard.evaluation_store import EvaluationStore
+    from sts_extras.leaderboard.run.evaluation_store import EvaluationStore
 
     store = EvaluationStore(tmp_path / "evaluations", "m" * 20)
     prediction = tmp_path / "DSCS_predictions.json"

@@ -27,10 +27,10 @@ from sts_extras.cli import main
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import MANIFEST_FILE, file_digest
 from sts_extras.io.paths import UnsafePathError, file_name
-from sts_extras.leaderboard import cells as cells_module
-from sts_extras.leaderboard.cells import UnreadableCellsError, read_cells, write_cell
-from sts_extras.leaderboard.collect import collect_leaderboard
-from sts_extras.leaderboard.evaluation import CellOutcome, slug
+from sts_extras.leaderboard.run import cells as cells_module
+from sts_extras.leaderboard.run.cells import UnreadableCellsError, read_cells, write_cell
+from sts_extras.leaderboard.run.collect import collect_leaderboard
+from sts_extras.leaderboard.run.evaluation import CellOutcome, slug
 
 N_RESAMPLES = 200
 CELL = "cells/avg-cos_tiny/DSCS.json"
@@ -259,7 +259,7 @@ def test_a_boolean_gold_score_is_refused(shards, tmp_path):
 
 
 def test_a_boolean_prediction_score_is_not_read_as_one(shards, tmp_path):
-    from sts_extras.integrations.mteb import read_prediction
+    from sts_extras.integrations.mteb.internals import read_prediction
 
     path = tmp_path / "DSCS_predictions.json"
     data = json.loads((shards / "s1" / PREDICTION).read_text(encoding="utf-8"))
@@ -304,7 +304,7 @@ def test_shards_of_other_vectors_under_the_same_name_are_refused_in_either_order
 
 @pytest.fixture(scope="module")
 def csv_task(tmp_path_factory):
-    from sts_extras.datasets import read_rows
+    from sts_extras.benchmark_tables import read_rows
 
     path = tmp_path_factory.mktemp("task") / "pairs.csv"
     rows = list(read_rows("dscs"))[:20]
@@ -431,7 +431,7 @@ def test_the_comparisons_work_is_bounded_before_any_model_runs(
 ):
     """--n-resamples under its own ceiling can still ask for too much work on a large task:
     resamples x pairs is checked when the task is read, not when the models are compared."""
-    from sts_extras.leaderboard import pipeline
+    from sts_extras.leaderboard.run import pipeline
     from sts_extras.limits import MAX_RESAMPLED_ITEMS, MAX_RESAMPLES
 
     pairs = MAX_RESAMPLED_ITEMS // MAX_RESAMPLES + 1
@@ -472,7 +472,7 @@ def test_a_full_disk_is_one_line_and_the_previous_report_set_is_kept(
     if failing == "plan":
         monkeypatch.setattr(cells_module, "atomic_write_text", full)
     else:
-        from sts_extras.leaderboard import report
+        from sts_extras.leaderboard.reports import report
 
         monkeypatch.setattr(report, "write_json", lambda result, path, **kw: full(path))
     code, _, err = _run(output, "--seed", "5", vectors=vectors_file)
@@ -607,7 +607,7 @@ def test_a_planted_swap_journal_cannot_move_or_remove_files_elsewhere(tmp_path):
     """The swap journal and manifest in an --output are read back by the next run (to complete
     an interrupted swap): from a folder others may have written to, they are records from
     outside, and their names are confined to the output."""
-    from sts_extras.leaderboard.report_set import COMMIT_JOURNAL, recover_output
+    from sts_extras.leaderboard.run.report_set import COMMIT_JOURNAL, recover_output
 
     output, home = tmp_path / "out", tmp_path / "home"
     output.mkdir()

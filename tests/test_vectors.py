@@ -297,7 +297,7 @@ def test_load_dispatches_directories(tiny_bert, tmp_path, monkeypatch):
 def test_distilled_vectors_convert_to_sentence_transformer_with_their_tokenizer(
     tiny_bert, tmp_path
 ):
-    from sts_extras.models import MeanPooled
+    from sts_extras.integrations.mteb.models import MeanPooled
 
     wv = WordVectors.from_sentence_transformer(tiny_bert, cache_dir=tmp_path, pca_dims=None)
     model = MeanPooled(wv)

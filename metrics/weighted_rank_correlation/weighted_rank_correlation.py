@@ -6,8 +6,8 @@ A thin adapter: all numerics live in :func:`sts_extras.stats.ranking.weighted_ra
 import evaluate
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
-from sts_extras.evaluate_columns import ScoreFeatures
-from sts_extras.evaluate_modules import RealScoreColumns
+from sts_extras.integrations.evaluate.columns import ScoreFeatures
+from sts_extras.integrations.evaluate.modules import RealScoreColumns
 from sts_extras.stats import ranking
 
 _DESCRIPTION = """

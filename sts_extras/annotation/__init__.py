@@ -18,6 +18,9 @@ Plain numpy; pandas is imported by :func:`score_votes` and matplotlib by
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from sts_extras.annotation.agreement import AnnotatorAgreement, annotator_agreement
 from sts_extras.annotation.ballots import LABEL_CONFIG, ballot_table, label_studio_tasks
 from sts_extras.annotation.design import (
@@ -28,7 +31,6 @@ from sts_extras.annotation.design import (
     plan_adaptive,
     plan_uniform,
 )
-from sts_extras.annotation.plotting import plot_ballot_scores
 from sts_extras.annotation.scoring import (
     UPDATES,
     RescaledScores,
@@ -79,7 +81,6 @@ __all__ = [
     "label_studio_tasks",
     "plan_adaptive",
     "plan_uniform",
-    "plot_ballot_scores",
     "read_pairs",
     "read_sts_table",
     "read_vote_files",
@@ -93,3 +94,15 @@ __all__ = [
     "trace_adaptive_campaign",
     "underlying_similarity",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``plot_ballot_scores`` moved to the applications layer (a figure, not the method)."""
+    if name == "plot_ballot_scores":
+        from sts_extras._deprecation import warn_moved
+
+        new = "sts_extras.cli.annotate_plot"
+        warn_moved(f"sts_extras.annotation.{name}", f"{new}.{name}")
+        # by name, not an import statement: core never imports the applications layer
+        return getattr(importlib.import_module(new), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

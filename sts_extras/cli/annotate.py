@@ -2,7 +2,7 @@
 
 Argument definitions only: building them imports nothing beyond argparse, :mod:`pathlib` and
 :mod:`sts_extras.cli.choices`, so ``--help`` is fast. The actions are
-:func:`sts_extras.annotation.cli.run`, imported when a command starts.
+:func:`sts_extras.cli.annotate_run.run`, imported when a command starts.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``sts-extras annotate ACTION`` (:func:`sts_extras.annotation.cli.run`)."""
-    from sts_extras.annotation import cli
+    """Run ``sts-extras annotate ACTION`` (:func:`sts_extras.cli.annotate_run.run`)."""
+    from sts_extras.cli import annotate_run as cli
 
     return cli.run(args)

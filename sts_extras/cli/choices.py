@@ -50,15 +50,15 @@ ADJUST_METHODS = (
     "fdr_by",
     "none",
 )
-#: the keys of :data:`sts_extras.datasets.DATASETS`
+#: the keys of :data:`sts_extras.integrations.datasets.loading.DATASETS`
 DATASET_NAMES = ("dscs", "stss131")
 #: the keys of :data:`sts_extras.reproduce.papers.PAPERS`
 PAPER_NAMES = ("dscs", "stss131", "scaled-pearson", "lombardo", "dynamax")
-#: :data:`sts_extras.leaderboard.pipeline.DEFAULT_OUTPUT`
+#: :data:`sts_extras.leaderboard.run.pipeline.DEFAULT_OUTPUT`
 DEFAULT_OUTPUT = "leaderboard"
-#: :data:`sts_extras.leaderboard.resolve.MIN_RESAMPLES`
+#: :data:`sts_extras.leaderboard.run.resolve.MIN_RESAMPLES`
 MIN_RESAMPLES = 100
-#: :data:`sts_extras.leaderboard.figures.FIGURE_FORMATS`
+#: :data:`sts_extras.leaderboard.reports.figures.FIGURE_FORMATS`
 FIGURE_FORMATS = ("pdf", "png", "svg")
 #: :data:`sts_extras.annotation.votes.VOTE_FORMATS`
 VOTE_FORMATS = ("auto", "csv", "label-studio", "mturk")

@@ -2,7 +2,7 @@
 
 Argument definitions only: building them imports nothing beyond argparse and
 :mod:`sts_extras.cli.choices`, so ``--help`` is fast. The command is
-:func:`sts_extras.describe.run`, imported when it starts.
+:func:`sts_extras.cli.describe_run.run`, imported when it starts.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``sts-extras describe`` (:func:`sts_extras.describe.run`)."""
-    from sts_extras import describe
+    """Run ``sts-extras describe`` (:func:`sts_extras.cli.describe_run.run`)."""
+    from sts_extras.cli import describe_run as describe
 
     return describe.run(args)

@@ -2,10 +2,11 @@
 
 Each subcommand has one module in this package, :mod:`sts_extras.cli.<command>`, with
 ``add_arguments(parser)`` (argument definitions only) and ``run(args) -> int``, which imports the
-module that does the work (:mod:`sts_extras.leaderboard.cli`, :mod:`sts_extras.annotation.cli`,
-:mod:`sts_extras.power_cli`, :mod:`sts_extras.describe`, :mod:`sts_extras.reproduce.command`)
-when the command starts. Building the whole parser imports argparse and
-:mod:`sts_extras.cli.choices` only -- no numpy, scipy, pandas, pydantic, torch, MTEB or
+module that does the work (:mod:`sts_extras.cli.leaderboard_run`,
+:mod:`sts_extras.cli.annotate_run`, :mod:`sts_extras.cli.power_run`,
+:mod:`sts_extras.cli.describe_run`, :mod:`sts_extras.cli.reproduce_run`) when the command starts.
+Building the whole parser imports argparse and :mod:`sts_extras.cli.choices` only -- no numpy,
+scipy, pandas, pydantic, torch, MTEB or
 ``datasets`` -- so ``sts-extras --help`` and every ``--help`` below it are fast
 (``tests/test_cli_startup.py`` holds this; ``benchmarks/bench_cli_startup.py`` times it).
 

@@ -2,7 +2,7 @@
 
 Argument definitions only: building them imports nothing beyond argparse and
 :mod:`sts_extras.cli.choices`, so ``--help`` is fast. The runs are
-:func:`sts_extras.leaderboard.cli.run` and :func:`~sts_extras.leaderboard.cli.run_collect`,
+:func:`sts_extras.cli.leaderboard_run.run` and :func:`~sts_extras.cli.leaderboard_run.run_collect`,
 imported when a command starts.
 """
 
@@ -205,15 +205,16 @@ def _add_collect_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``sts-extras leaderboard`` (:func:`sts_extras.leaderboard.cli.run`)."""
-    from sts_extras.leaderboard import cli
+    """Run ``sts-extras leaderboard`` (:func:`sts_extras.cli.leaderboard_run.run`)."""
+    from sts_extras.cli import leaderboard_run as cli
 
     return cli.run(args)
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    """Run ``sts-extras leaderboard collect`` (:func:`sts_extras.leaderboard.cli.run_collect`)."""
-    from sts_extras.leaderboard import cli
+    """Run ``sts-extras leaderboard collect``
+    (:func:`sts_extras.cli.leaderboard_run.run_collect`)."""
+    from sts_extras.cli import leaderboard_run as cli
 
     return cli.run_collect(args)
 

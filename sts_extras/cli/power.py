@@ -2,7 +2,7 @@
 
 Argument definitions only: building them imports nothing beyond argparse, :mod:`pathlib` and
 :mod:`sts_extras.cli.choices` (scipy.stats is not loaded for ``--help``). The command is
-:func:`sts_extras.power_cli.run`, imported when it starts.
+:func:`sts_extras.cli.power_run.run`, imported when it starts.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``sts-extras power`` (:func:`sts_extras.power_cli.run`)."""
-    from sts_extras import power_cli
+    """Run ``sts-extras power`` (:func:`sts_extras.cli.power_run.run`)."""
+    from sts_extras.cli import power_run as power_cli
 
     return power_cli.run(args)

@@ -2,7 +2,7 @@
 
 Argument definitions only: building them imports nothing beyond argparse and
 :mod:`sts_extras.cli.choices`, so ``--help`` is fast. The command is
-:func:`sts_extras.reproduce.command.run`, imported when it starts.
+:func:`sts_extras.cli.reproduce_run.run`, imported when it starts.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``sts-extras reproduce`` (:func:`sts_extras.reproduce.command.run`)."""
-    from sts_extras.reproduce import command
+    """Run ``sts-extras reproduce`` (:func:`sts_extras.cli.reproduce_run.run`)."""
+    from sts_extras.cli import reproduce_run as command
 
     return command.run(args)

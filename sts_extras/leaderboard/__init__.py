@@ -10,24 +10,22 @@ offline page), the figures (PDF and PNG by default), MTEB's own result files and
 
 The parts, one job each:
 
-* :mod:`~sts_extras.leaderboard.resolve` -- checks every name the user gave before any work;
-* :mod:`~sts_extras.leaderboard.evaluation` -- runs one model × task cell with ``mteb.evaluate``;
-* :mod:`~sts_extras.leaderboard.distributed` -- runs the cells here or on a Dask cluster;
-* :mod:`~sts_extras.leaderboard.cells` -- the cells on disk (plan, shards), read back as scores;
-* :mod:`~sts_extras.leaderboard.collect` -- the report of cells evaluated elsewhere;
-* :mod:`~sts_extras.leaderboard.scoring` -- the statistics (numpy/scipy only);
-* :mod:`~sts_extras.leaderboard.writers` (:mod:`~sts_extras.leaderboard.report`,
-  :mod:`~sts_extras.leaderboard.figures`) -- the outputs;
-* :mod:`~sts_extras.leaderboard.pipeline` -- :func:`run_leaderboard` and :func:`run_shard`;
-* :mod:`~sts_extras.leaderboard.cli` -- the ``sts-extras leaderboard`` options.
+* :mod:`~sts_extras.leaderboard.run.resolve` -- checks every name the user gave before any work;
+* :mod:`~sts_extras.leaderboard.run.evaluation` -- runs one model × task cell with
+  ``mteb.evaluate``;
+* :mod:`~sts_extras.leaderboard.run.distributed` -- runs the cells here or on a Dask cluster;
+* :mod:`~sts_extras.leaderboard.run.cells` -- the cells on disk (plan, shards), read back as scores;
+* :mod:`~sts_extras.leaderboard.run.collect` -- the report of cells evaluated elsewhere;
+* :mod:`~sts_extras.leaderboard.reports.scoring` -- the statistics (numpy/scipy only);
+* :mod:`~sts_extras.leaderboard.reports.writers` (:mod:`~sts_extras.leaderboard.reports.report`,
+  :mod:`~sts_extras.leaderboard.reports.figures`) -- the outputs;
+* :mod:`~sts_extras.leaderboard.run.pipeline` -- :func:`run_leaderboard` and :func:`run_shard`;
+* :mod:`~sts_extras.cli.leaderboard_run` -- the ``sts-extras leaderboard`` options.
 
 Importing this package loads neither MTEB nor torch.
 """
 
-from sts_extras.leaderboard.cli import add_arguments, run
-from sts_extras.leaderboard.collect import collect_leaderboard
-from sts_extras.leaderboard.pipeline import ShardSummary, run_leaderboard, run_shard
-from sts_extras.leaderboard.scoring import (
+from sts_extras.leaderboard.reports.scoring import (
     ComparisonStats,
     LeaderboardResult,
     ModelTaskFailure,
@@ -36,6 +34,8 @@ from sts_extras.leaderboard.scoring import (
     TaskScores,
     score_leaderboard,
 )
+from sts_extras.leaderboard.run.collect import collect_leaderboard
+from sts_extras.leaderboard.run.pipeline import ShardSummary, run_leaderboard, run_shard
 
 __all__ = [
     "ComparisonStats",
@@ -45,9 +45,7 @@ __all__ = [
     "ModelTaskStats",
     "ShardSummary",
     "TaskScores",
-    "add_arguments",
     "collect_leaderboard",
-    "run",
     "run_leaderboard",
     "run_shard",
     "score_leaderboard",

@@ -6,16 +6,17 @@ STS-B and SICK (Sec. 4.2: the share of sentences whose aggregate grade is below 
 reader needs) and report, in Table 4, Pearson and Spearman correlations (in percent) of 16
 sentence encoders with its scores.
 
-Recomputed here from the packaged table (:func:`sts_extras.datasets.read_rows`): the counts,
-the number of ratings per pair implied by the scores, and the readability through
-:func:`sts_extras.describe.describe_dataset` (textstat). Table 4's GloVe row is recomputed with
-the GloVe vectors this package can load offline, ``glove-6b-50d`` (the same 6B-token training
-run, 50 dimensions instead of the paper's 300), mean-pooled and compared by cosine as in the
-paper (Sec. 5.1). Every other Table 4 row needs the network (word2vec, the 300-d GloVe and the
-sentence-transformers checkpoints) or models that were never published (the vectors retrained on
-the authors' computer-science corpus, their ALBERT fine-tunes), and Sec. 4.2's numbers on STS-B
-and SICK need those datasets from the Hugging Face Hub; those rows print the command. Table 4's
-word-vector and Sentence-BERT rows also say where their numbers are in the command's
+Recomputed here from the packaged table
+(:func:`sts_extras.integrations.datasets.loading.read_rows`): the counts, the number of ratings per
+pair implied by the scores, and the readability through
+:func:`sts_extras.cli.describe_run.describe_dataset` (textstat). Table 4's GloVe row is recomputed
+with the GloVe vectors this package can load offline, ``glove-6b-50d`` (the same 6B-token training
+run, 50 dimensions instead of the paper's 300), mean-pooled and compared by cosine as in the paper
+(Sec. 5.1). Every other Table 4 row needs the network (word2vec, the 300-d GloVe and the
+sentence-transformers checkpoints) or models that were never published (the vectors retrained on the
+authors' computer-science corpus, their ALBERT fine-tunes), and Sec. 4.2's numbers on STS-B and SICK
+need those datasets from the Hugging Face Hub; those rows print the command. Table 4's word-vector
+and Sentence-BERT rows also say where their numbers are in the command's
 ``leaderboard.json`` (a :class:`~sts_extras.reproduce.rows.LeaderboardReading`), so
 ``sts-extras reproduce dscs --source NAME=PATH`` (or ``--online``) runs them and fills them in;
 the ALBERT rows (one placeholder for two unpublished fine-tunes) and Sec. 4.2's ``describe`` rows
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from sts_extras.datasets import read_rows
+from sts_extras.benchmark_tables import read_rows
 from sts_extras.optional import MissingExtraError
 from sts_extras.reproduce.rows import (
     LeaderboardReading,
@@ -169,7 +170,7 @@ _READABILITY_PUBLISHED = (
 
 
 def _readability_rows() -> list[ReproducedRow]:
-    from sts_extras.describe import describe_dataset
+    from sts_extras.cli.describe_run import describe_dataset
 
     try:
         description = describe_dataset(PAPER)
@@ -290,7 +291,7 @@ def _glove_rows() -> list[ReproducedRow]:
             )
             for quantity, value in zip(quantities, published, strict=True)
         ]
-    from sts_extras.models import MeanPooled
+    from sts_extras.integrations.mteb.models import MeanPooled
     from sts_extras.vectors.word_vectors import OOVWarning
 
     table = read_rows(PAPER)

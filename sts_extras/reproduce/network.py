@@ -157,7 +157,7 @@ def _run(argv: list[str], *, progress: bool) -> str | None:
     on to stderr when ``progress`` (the bars of a long run), and is kept for the error line.
     """
     from sts_extras.cli import dispatch
-    from sts_extras.integrations.hub import one_line
+    from sts_extras.io.model_sources import one_line
 
     err = _Tee(sys.stderr if progress else None)
     try:

@@ -7,10 +7,11 @@ human ratings) and LSA (0.693), which correlate 0.52 with each other over n = 64
 "Steiger's Z" values with one-sided and two-sided p-values.
 
 Recomputed here: the totals of Table 1 from the packaged table
-(:func:`sts_extras.datasets.read_rows`; the seed text is an OCR copy, and the package follows the
-born-digital report's values where the two disagree), and the worked comparison through
-:func:`sts_extras.stats.dependent.dependent_correlation_test`. The printed z values are those of
-Meng, Rosenthal & Rubin (1992), not of Steiger's (1980) pooled-r formula that R's cocor calls
+(:func:`sts_extras.integrations.datasets.loading.read_rows`; the seed text is an OCR copy, and the
+package follows the born-digital report's values where the two disagree), and the worked comparison
+through :func:`sts_extras.stats.dependent.dependent_correlation_test`. The printed z values are
+those of Meng, Rosenthal & Rubin (1992), not of Steiger's (1980) pooled-r formula that R's cocor
+calls
 ``steiger1980`` (it gives -0.6768, 1.4823, 2.1349).
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from sts_extras.datasets import read_rows
+from sts_extras.benchmark_tables import read_rows
 from sts_extras.reproduce.rows import ReproducedRow, computed_row
 from sts_extras.stats.dependent import dependent_correlation_test
 

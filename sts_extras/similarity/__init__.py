@@ -1,7 +1,7 @@
 """Sentence similarity from word vectors as fuzzy sets (DynaMax, MaxPool, avg-cos).
 
 Plain numpy; see :mod:`sts_extras.similarity.fuzzy`. The MTEB / sentence-transformers models built
-on it live in :mod:`sts_extras.models`.
+on it live in :mod:`sts_extras.integrations.mteb.models`.
 """
 
 from sts_extras.similarity.fuzzy import (

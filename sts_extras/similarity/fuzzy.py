@@ -23,9 +23,9 @@ normalisation), the clamp at 0 comes from pooling with the zero vector, repeated
 denominator is 0 (an empty sentence, or all-zero memberships) is 0 rather than NaN.
 
 Sentences are given either as word-vector matrices (one ``(k, d)`` array per sentence) or as
-integer row indices into a shared ``vectors`` table (what :mod:`sts_extras.models` uses; only the
-rows a call needs are ever copied), validated by :mod:`sts_extras.similarity.inputs`. ``weights``
-multiplies each table row, e.g. SIF weights.
+integer row indices into a shared ``vectors`` table (what :mod:`sts_extras.integrations.mteb.models`
+uses; only the rows a call needs are ever copied), validated by :mod:`sts_extras.similarity.inputs`.
+``weights`` multiplies each table row, e.g. SIF weights.
 
 References
 ----------

@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.errors import UserInputError
-from sts_extras.integrations.hub import ModelSource, snapshot_dir, source_identity
 from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
 from sts_extras.io.locations import default_cache_dir
+from sts_extras.io.model_sources import ModelSource, snapshot_dir, source_identity
 from sts_extras.progress import library_bars_shown, progress_bar
 from sts_extras.vectors.distill_inference import TOKENS_PER_BATCH
 
@@ -104,7 +104,7 @@ def distillation_key(identity: str, pca_dims: int | None) -> dict[str, Any]:
     Parameters
     ----------
     identity : str
-        The model's :func:`~sts_extras.integrations.hub.source_identity` (never a path: the same
+        The model's :func:`~sts_extras.io.model_sources.source_identity` (never a path: the same
         files installed in two environments make one distillation).
     pca_dims : int or None
         model2vec's PCA dimension.

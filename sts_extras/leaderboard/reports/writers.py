@@ -1,0 +1,97 @@
+"""Write every report file of one leaderboard result into a (staging) folder.
+
+One place for the outputs of a run, whether its scores were evaluated here
+(:func:`~sts_extras.leaderboard.run.pipeline.run_leaderboard`) or gathered from cells evaluated
+elsewhere (``sts-extras leaderboard collect``): the same result gives the same files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sts_extras.errors import UserInputError
+from sts_extras.integrity import file_digest, write_manifest
+from sts_extras.leaderboard.reports import report
+from sts_extras.leaderboard.reports.figures import DEFAULT_FIGURE_FORMATS, FIGURE_FORMATS
+from sts_extras.leaderboard.reports.html_report import write_html
+from sts_extras.leaderboard.reports.latex import write_latex
+from sts_extras.leaderboard.reports.scoring import LeaderboardResult
+
+__all__ = ["DEFAULT_FIGURE_FORMATS", "FIGURE_FORMATS", "check_figure_formats", "write_reports"]
+
+
+def check_figure_formats(
+    formats: str | Sequence[str] | None, argument: str = "`figure_formats`"
+) -> tuple[str, ...]:
+    """The figure formats asked for, checked: a comma-separated string or a sequence of names.
+
+    None gives :data:`DEFAULT_FIGURE_FORMATS`. Raises ``UserInputError`` naming ``argument`` for an
+    unknown or empty format list.
+    """
+    if formats is None:
+        return DEFAULT_FIGURE_FORMATS
+    items = formats.split(",") if isinstance(formats, str) else list(formats)
+    names = []
+    for item in items:
+        name = str(item).strip().lower().lstrip(".")
+        if name not in FIGURE_FORMATS:
+            raise UserInputError(
+                f"{argument}: unknown figure format {item!r}; expected a comma-separated list "
+                f"of {', '.join(FIGURE_FORMATS)}."
+            )
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise UserInputError(
+            f"{argument}: no figure format given; expected some of {', '.join(FIGURE_FORMATS)}."
+        )
+    return tuple(names)
+
+
+def write_reports(
+    result: LeaderboardResult,
+    folder: Path,
+    *,
+    model_info: Mapping[str, Mapping[str, Any]],
+    score_keys: Mapping[str, Mapping[str, str]],
+    versions: Mapping[str, str],
+    figures: bool = True,
+    figure_formats: Sequence[str] = DEFAULT_FIGURE_FORMATS,
+    reuse_figures_from: Path | None = None,
+) -> str:
+    """Write the reports of ``result`` into ``folder`` with their manifest; return the run id.
+
+    ``leaderboard.json``, ``.csv``, ``.md`` and ``.tex``, the figures in each of
+    ``figure_formats`` (unless ``figures`` is False), then ``leaderboard.html``, which embeds
+    them. The run id is the BLAKE2b digest of ``leaderboard.json`` (identical runs, identical
+    id). ``reuse_figures_from`` is a folder whose figures are kept when they show the same thing.
+    """
+    report.write_json(
+        result,
+        folder / "leaderboard.json",
+        models=model_info,
+        extra={"versions": dict(versions)},
+        score_keys=score_keys,
+    )
+    run_id = file_digest(folder / "leaderboard.json")
+    report.write_csv(result, folder / "leaderboard.csv")
+    report.write_markdown(result, folder / "leaderboard.md", score_keys=score_keys, run_id=run_id)
+    write_latex(result, folder / "leaderboard.tex")
+    if figures:
+        from sts_extras.leaderboard.reports.figure_cache import write_figures_if_changed
+
+        write_figures_if_changed(
+            result, folder, reuse_from=reuse_figures_from, formats=tuple(figure_formats)
+        )
+    # after the figures: the page embeds them
+    write_html(
+        result,
+        folder / "leaderboard.html",
+        versions=versions,
+        model_info=model_info,
+        run_id=run_id,
+    )
+    write_manifest(folder, {"run": run_id})
+    return run_id
