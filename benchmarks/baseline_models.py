@@ -3,16 +3,18 @@
 Used by ``bench_model_api.py`` and ``tests/test_sentence_reuse.py`` to run today's models and
 the models before sentence-level reuse in one process. The old ``base``, ``registry``,
 ``dynamax`` and ``pooled`` modules are read with ``git show`` (:func:`baseline_module.module_at`);
-while the old ``dynamax`` and ``pooled`` are imported, ``sts_extras.integrations.mteb.models.base``
-and
-``sts_extras.integrations.mteb.models.registry`` name the old modules, so the old classes subclass
-the old base. Everything else they import (the similarity core, metadata, vectors) is today's.
+while the old ``dynamax`` and ``pooled`` are imported, ``sts_extras.models.base`` and
+``sts_extras.models.registry`` (their names then) name the old modules, so the old classes
+subclass the old base, and ``sts_extras.models.metadata`` / ``st_export`` name today's modules
+(now under ``sts_extras.integrations``). Everything else they import (the similarity core,
+vectors) is today's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import importlib
 import sys
 from collections.abc import Iterator
 from types import ModuleType
@@ -47,14 +49,20 @@ def models_at(commit: str = PRE_REUSE_COMMIT) -> dict[str, Any]:
             return module_at(commit, path, f"{name}_{tag}")
 
     tokenization = load("sts_extras/vectors/tokenization.py", "tokenization")
-    registry = load("sts_extras/integrations/mteb/models/registry.py", "registry")
-    base = load("sts_extras/integrations/mteb/models/base.py", "base")
-    old_base = {
-        "sts_extras.integrations.mteb.models.base": base,
-        "sts_extras.integrations.mteb.models.registry": registry,
+    # moved since: the old modules import them by their old names
+    moved = {
+        "sts_extras.models.metadata": importlib.import_module(
+            "sts_extras.integrations.mteb.models.metadata"
+        ),
+        "sts_extras.models.st_export": importlib.import_module(
+            "sts_extras.integrations.sentence_transformers.export"
+        ),
     }
-    dynamax = load("sts_extras/integrations/mteb/models/dynamax.py", "dynamax", **old_base)
-    pooled = load("sts_extras/integrations/mteb/models/pooled.py", "pooled", **old_base)
+    registry = load("sts_extras/models/registry.py", "registry", **moved)
+    base = load("sts_extras/models/base.py", "base", **moved)
+    old_base = {"sts_extras.models.base": base, "sts_extras.models.registry": registry, **moved}
+    dynamax = load("sts_extras/models/dynamax.py", "dynamax", **old_base)
+    pooled = load("sts_extras/models/pooled.py", "pooled", **old_base)
     return {
         "Vocabulary": tokenization.Vocabulary,
         "DynaMax": dynamax.DynaMax,

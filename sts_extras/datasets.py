@@ -15,11 +15,10 @@ from sts_extras.integrations.datasets import (
     DatasetSpec,
     dataset_path,
     get_spec,
-    hub_folder_files,
     load_dataset,
     read_rows,
-    write_hub_folder,
 )
+from sts_extras.integrations.datasets.hub_folder import hub_folder_files, write_hub_folder
 
 if TYPE_CHECKING:  # pragma: no cover
     from sts_extras.integrations.datasets.builders import BUILDERS, DSCS, STSS131

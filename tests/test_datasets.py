@@ -259,7 +259,7 @@ def test_hub_folder_is_exactly_what_the_package_table_generates(name):
         if path.is_file()
     }
     assert on_disk == generated, (
-        "run `python -m sts_extras.integrations.datasets.loading dataset_scripts` to regenerate"
+        "run `python -m sts_extras.integrations.datasets.hub_folder dataset_scripts` to regenerate"
     )
 
 

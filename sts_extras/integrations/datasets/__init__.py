@@ -3,7 +3,8 @@
 * :mod:`~sts_extras.integrations.datasets.builders` -- the ``GeneratorBasedBuilder`` classes;
 * :mod:`~sts_extras.integrations.datasets.loading` -- :func:`load_dataset` (with its cache check)
   and :func:`dataset_path`;
-* :mod:`~sts_extras.integrations.datasets.hub_folder` -- the Hub-ready folders (card + data).
+* :mod:`~sts_extras.integrations.datasets.hub_folder` -- the Hub-ready folders (card + data;
+  ``python -m sts_extras.integrations.datasets.hub_folder dataset_scripts`` writes them).
 
 The tables themselves are core: :mod:`sts_extras.benchmark_tables`.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from sts_extras.benchmark_tables import DATASETS, DatasetSpec, get_spec, read_rows
-from sts_extras.integrations.datasets.hub_folder import hub_folder_files, write_hub_folder
 from sts_extras.integrations.datasets.loading import DatasetCacheError, dataset_path, load_dataset
 
 __all__ = [
@@ -25,10 +25,8 @@ __all__ = [
     "DatasetSpec",
     "dataset_path",
     "get_spec",
-    "hub_folder_files",
     "load_dataset",
     "read_rows",
-    "write_hub_folder",
 ]
 
 
