@@ -44,7 +44,7 @@ def make_task(n_models: int, n: int, seed: int = 0):
 def time_compare(n_models: int, n: int, resamples: int, statistic: str):
     gold, models = make_task(n_models, n)
     start = time.perf_counter()
-    result = compare_models(gold, models, statistic=statistic, n_resamples=resamples, seed=0)
+    result = compare_models(models, gold, correlation=statistic, n_resamples=resamples, seed=0)
     return time.perf_counter() - start, result, gold, models
 
 
@@ -59,7 +59,8 @@ def main() -> None:
     args = parser.parse_args()
 
     # Warm-up: the first call imports statsmodels (about 2 s).
-    compare_models(*make_task(3, 50), n_resamples=1000)
+    warm_gold, warm_models = make_task(3, 50)
+    compare_models(warm_models, warm_gold, n_resamples=1000)
 
     print(f"statistic = {args.statistic}")
     print(f"{'models':>7} {'pairs':>6} {'items':>6} {'resamples':>9} {'seconds':>8}")
@@ -82,7 +83,7 @@ def main() -> None:
             scores[pair.model1],
             scores[pair.model2],
             gold,
-            statistic=args.statistic,
+            correlation=args.statistic,
             n_resamples=args.resamples,
             seed=0,
         )
@@ -93,7 +94,10 @@ def main() -> None:
             method="meng1992",
             correlation=args.statistic,
         )
-        worst = max(worst, abs(one.ci_low - pair.ci_low), abs(one.ci_high - pair.ci_high))
+        worst = max(
+            worst,
+            *(abs(a - b) for a, b in zip(one.confidence_interval, pair.confidence_interval)),
+        )
     per_pair = (time.perf_counter() - start) / len(pairs)
     total = per_pair * len(result.pairs)
     print(

@@ -46,6 +46,13 @@ BASELINE_COMMIT = "04b08c7"
 RESULT_FIELDS = ("delta", "ci_low", "ci_high", "bias_correction", "acceleration", "r1", "r2")
 
 
+def _field(result, name):
+    """A field of a 0.1 result, or the same number of a current one (``confidence_interval``)."""
+    if name in ("ci_low", "ci_high") and isinstance(result.confidence_interval, tuple):
+        return result.confidence_interval[0 if name == "ci_low" else 1]
+    return getattr(result, name)
+
+
 def _pearson(x, y, axis=-1):
     # A plain vectorised Pearson, the fastest reasonable statistic to hand to scipy.
     xm = x - x.mean(axis=axis, keepdims=True)
@@ -86,7 +93,7 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
 
     ours_time, ours = timed(
         lambda: bootstrap_correlation_difference(
-            system_a, system_b, gold, statistic=statistic, n_resamples=resamples, seed=11
+            system_a, system_b, gold, correlation=statistic, n_resamples=resamples, seed=11
         ),
         repeats,
     )
@@ -106,26 +113,31 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
     ends = np.array(
         [
             bootstrap_correlation_difference(
-                system_a, system_b, gold, statistic=statistic, n_resamples=resamples, seed=100 + k
-            ).confidence_interval()
+                system_a, system_b, gold, correlation=statistic, n_resamples=resamples, seed=100 + k
+            ).confidence_interval
             for k in range(mc_seeds)
         ]
     )
     mc_sd = ends.std(axis=0, ddof=1)
     low, high = theirs.confidence_interval
-    diff = np.abs(np.array([ours.ci_low - low, ours.ci_high - high]))
+    diff = np.abs(
+        np.array([ours.confidence_interval.low - low, ours.confidence_interval.high - high])
+    )
     # Two independent runs differ with sd sqrt(2) * mc_sd; allow 3 of those.
     within = bool(np.all(diff <= 3 * np.sqrt(2) * mc_sd))
 
     # Same seed, same resamples: agreement to rounding.
     same = bootstrap_correlation_difference(
-        system_a, system_b, gold, statistic=statistic, n_resamples=resamples, seed=22
+        system_a, system_b, gold, correlation=statistic, n_resamples=resamples, seed=22
     )
-    same_diff = max(abs(same.ci_low - low), abs(same.ci_high - high))
+    same_diff = max(
+        abs(same.confidence_interval.low - low), abs(same.confidence_interval.high - high)
+    )
 
     print(f"--- {statistic}: n = {n}, {resamples} resamples, BCa 95%")
     print(
-        f"ours : {ours_time:8.3f} s  interval [{ours.ci_low:.5f}, {ours.ci_high:.5f}]  "
+        f"ours : {ours_time:8.3f} s  interval [{ours.confidence_interval.low:.5f}, "
+        f"{ours.confidence_interval.high:.5f}]  "
         f"delta {ours.delta:.5f}  z0 {ours.bias_correction:.4f}  a {ours.acceleration:.5f}"
     )
     print(f"scipy: {scipy_time:8.3f} s  interval [{low:.5f}, {high:.5f}]")
@@ -166,16 +178,16 @@ def against_baseline(baseline, sizes, statistics, resamples: int, repeats: int) 
         gold, system_a, system_b = make_data(n)
         for statistic in statistics:
             calls = {}
-            for name, function in (
-                ("0.1", baseline.bootstrap_correlation_difference),
-                ("now", bootstrap_correlation_difference),
+            for name, function, keyword in (
+                ("0.1", baseline.bootstrap_correlation_difference, "statistic"),
+                ("now", bootstrap_correlation_difference, "correlation"),
             ):
                 call = functools.partial(
                     function,
                     system_a,
                     system_b,
                     gold,
-                    statistic=statistic,
+                    **{keyword: statistic},
                     n_resamples=resamples,
                     seed=11,
                 )
@@ -184,7 +196,7 @@ def against_baseline(baseline, sizes, statistics, resamples: int, repeats: int) 
                     1 if n * resamples > 2 * 10**8 and statistic == "spearman" else repeats,
                 )
             old, new = calls["0.1"][3], calls["now"][3]
-            same = all(getattr(old, f) == getattr(new, f) for f in RESULT_FIELDS)
+            same = all(_field(old, f) == _field(new, f) for f in RESULT_FIELDS)
             same &= np.array_equal(old.bootstrap_distribution, new.bootstrap_distribution)
             identical &= same
             print(
@@ -213,7 +225,7 @@ def shared_draw(n: int, comparisons, statistic: str, resamples: int, repeats: in
                     scores,
                     baseline,
                     gold,
-                    statistic=statistic,
+                    correlation=statistic,
                     n_resamples=resamples,
                     seed=3,
                 )
@@ -222,9 +234,9 @@ def shared_draw(n: int, comparisons, statistic: str, resamples: int, repeats: in
 
         def one_draw(models=models, baseline=baseline):
             return compare_models(
-                gold,
                 {**models, "baseline": baseline},
-                statistic=statistic,
+                gold,
+                correlation=statistic,
                 n_resamples=resamples,
                 seed=3,
             )
@@ -232,9 +244,12 @@ def shared_draw(n: int, comparisons, statistic: str, resamples: int, repeats: in
         loop_wall, loop_cpu, _, loop = best_of(per_comparison, repeats)
         shared_wall, shared_cpu, _, shared = best_of(one_draw, repeats)
         worst = max(
-            abs(getattr(shared.pair(name, "baseline"), end) - getattr(loop[name], end))
+            abs(
+                shared.pair(name, "baseline").confidence_interval[end]
+                - loop[name].confidence_interval[end]
+            )
             for name in models
-            for end in ("ci_low", "ci_high")
+            for end in (0, 1)
         )
         # A wider design matrix may change the last bits of the matrix products.
         equal &= worst <= 1e-12

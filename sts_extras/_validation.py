@@ -23,12 +23,14 @@ __all__ = [
     "as_real_array",
     "as_sentence_list",
     "check_choice",
+    "check_correlation",
     "check_count",
     "check_non_negative_weights",
     "check_not_constant",
     "check_open_unit_interval",
     "check_positive_int",
     "check_real_columns",
+    "check_sample_size",
     "check_seed",
     "check_work",
     "scale_exponent",
@@ -331,3 +333,34 @@ def check_seed(seed: Any, name: str = "seed") -> np.random.Generator:
             f"{_describe(seed)}."
         )
     return np.random.default_rng(int(seed))
+
+
+def check_correlation(value: Any, name: str) -> float:
+    """A correlation coefficient strictly inside (-1, 1) (Fisher's z of +-1 is infinite)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise UserInputTypeError(f"`{name}` must be a real number in (-1, 1), got {value!r}.")
+    number = float(value)
+    if not math.isfinite(number) or not -1.0 < number < 1.0:
+        raise UserInputError(
+            f"`{name}` must lie strictly between -1 and 1 (Fisher's z and the tests' variances "
+            f"are undefined at |r| = 1), got {number}."
+        )
+    return number
+
+
+def check_sample_size(value: Any, name: str = "n") -> int:
+    """Sample size as int, at least 4 (every test of correlations divides by n - 3)."""
+    if isinstance(value, bool) or not isinstance(value, (Integral, Real)):
+        raise UserInputTypeError(f"`{name}` must be an integer, got {value!r}.")
+    if (
+        isinstance(value, Real)
+        and not isinstance(value, Integral)
+        and not float(value).is_integer()
+    ):
+        raise UserInputTypeError(f"`{name}` must be an integer, got {value!r}.")
+    size = int(value) if isinstance(value, Integral) else int(float(value))
+    if size < 4:
+        raise UserInputError(
+            f"`{name}` must be at least 4 (the tests divide by n - 3), got {size}."
+        )
+    return size

@@ -76,14 +76,19 @@ def test_same_seed_same_interval_as_scipy(statistic, seed, n, ties):
             a,
             b,
             gold,
-            statistic=statistic,
+            correlation=statistic,
             n_resamples=2000,
             seed=seed + 10,
             method=method,
             confidence_level=level,
         )
         low, high = _scipy_interval(gold, a, b, statistic, seed + 10, 2000, method, level)
-        assert_allclose([ours.ci_low, ours.ci_high], [low, high], rtol=1e-9, atol=1e-12)
+        assert_allclose(
+            [ours.confidence_interval.low, ours.confidence_interval.high],
+            [low, high],
+            rtol=1e-9,
+            atol=1e-12,
+        )
 
 
 @pytest.mark.parametrize("statistic", ["pearson", "spearman"])
@@ -95,10 +100,15 @@ def test_interval_within_monte_carlo_error_of_scipy(statistic):
     """
     gold, a, b = _data(5, 200, ties=True)
     ours = bootstrap_correlation_difference(
-        a, b, gold, statistic=statistic, n_resamples=10000, seed=1
+        a, b, gold, correlation=statistic, n_resamples=10000, seed=1
     )
     low, high = _scipy_interval(gold, a, b, statistic, 2, 10000)
-    assert_allclose([ours.ci_low, ours.ci_high], [low, high], rtol=0, atol=0.01)
+    assert_allclose(
+        [ours.confidence_interval.low, ours.confidence_interval.high],
+        [low, high],
+        rtol=0,
+        atol=0.01,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,7 +151,7 @@ def test_fast_jackknife_equals_leave_one_out_loop(statistic, ties):
 
     # ... and the reported acceleration is Efron's from those jackknife values.
     res = bootstrap_correlation_difference(
-        a, b, gold, statistic=statistic, n_resamples=1000, seed=0
+        a, b, gold, correlation=statistic, n_resamples=1000, seed=0
     )
     u = np.mean(naive) - np.asarray(naive)
     assert_allclose(res.acceleration, np.sum(u**3) / (6 * np.sum(u**2) ** 1.5), rtol=1e-8)
@@ -158,18 +168,18 @@ def test_bias_correction_counts_ties_half():
 def test_chunk_size_does_not_change_the_result(monkeypatch):
     gold, a, b = _data(6, 90)
     reference = {
-        s: bootstrap_correlation_difference(a, b, gold, statistic=s, n_resamples=1500, seed=4)
+        s: bootstrap_correlation_difference(a, b, gold, correlation=s, n_resamples=1500, seed=4)
         for s in ("pearson", "spearman")
     }
     monkeypatch.setattr(resampling_module, "CHUNK_ELEMENTS", 90 * 7 + 3)  # 7 resamples per chunk
     for statistic, expected in reference.items():
         res = bootstrap_correlation_difference(
-            a, b, gold, statistic=statistic, n_resamples=1500, seed=4
+            a, b, gold, correlation=statistic, n_resamples=1500, seed=4
         )
         assert_allclose(
             res.bootstrap_distribution, expected.bootstrap_distribution, rtol=1e-12, atol=1e-14
         )
-        assert_allclose(res.confidence_interval(), expected.confidence_interval(), rtol=1e-12)
+        assert_allclose(res.confidence_interval, expected.confidence_interval, rtol=1e-12)
 
 
 # --------------------------------------------------------------------------------------------
@@ -183,10 +193,17 @@ def test_result_fields_and_observed_correlations():
         [res.r1, res.r2], [stats.pearsonr(gold, a)[0], stats.pearsonr(gold, b)[0]], rtol=1e-12
     )
     assert_allclose(res.delta, res.r1 - res.r2, rtol=1e-12)
-    assert res.ci_low < res.delta < res.ci_high
-    assert (res.n, res.n_resamples, res.statistic, res.method) == (80, 2000, "pearson", "BCa")
-    assert res.significant == (res.ci_low > 0 or res.ci_high < 0)
-    for value in (res.delta, res.ci_low, res.ci_high, res.bias_correction, res.acceleration):
+    assert res.confidence_interval.low < res.delta < res.confidence_interval.high
+    assert (res.n, res.n_resamples, res.correlation, res.method) == (80, 2000, "pearson", "BCa")
+    assert res.statistic == res.delta == res.r1 - res.r2
+    assert res.significant == (res.confidence_interval.low > 0 or res.confidence_interval.high < 0)
+    for value in (
+        res.delta,
+        res.confidence_interval.low,
+        res.confidence_interval.high,
+        res.bias_correction,
+        res.acceleration,
+    ):
         assert type(value) is float
     assert type(res.significant) is bool
     assert (
@@ -194,7 +211,7 @@ def test_result_fields_and_observed_correlations():
         and not res.bootstrap_distribution.flags.writeable
     )
     spearman = bootstrap_correlation_difference(
-        a, b, gold, statistic="spearman", n_resamples=2000, seed=0
+        a, b, gold, correlation="spearman", n_resamples=2000, seed=0
     )
     assert_allclose(spearman.r1, stats.spearmanr(gold, a)[0], rtol=1e-12)
 
@@ -210,7 +227,7 @@ def test_same_seed_same_interval_and_generator_seed():
     )
     assert from_generator == first
     other = bootstrap_correlation_difference(a, b, gold, n_resamples=2000, seed=124)
-    assert other.ci_low != first.ci_low
+    assert other.confidence_interval.low != first.confidence_interval.low
 
 
 @pytest.mark.parametrize("statistic", ["pearson", "spearman"])
@@ -218,12 +235,16 @@ def test_same_seed_same_interval_and_generator_seed():
 def test_swapping_the_systems_mirrors_the_interval(statistic, method):
     gold, a, b = _data(10, 70)
     ab = bootstrap_correlation_difference(
-        a, b, gold, statistic=statistic, method=method, n_resamples=2000, seed=3
+        a, b, gold, correlation=statistic, method=method, n_resamples=2000, seed=3
     )
     ba = bootstrap_correlation_difference(
-        b, a, gold, statistic=statistic, method=method, n_resamples=2000, seed=3
+        b, a, gold, correlation=statistic, method=method, n_resamples=2000, seed=3
     )
-    assert_allclose([ba.ci_low, ba.ci_high], [-ab.ci_high, -ab.ci_low], rtol=1e-10)
+    assert_allclose(
+        [ba.confidence_interval.low, ba.confidence_interval.high],
+        [-ab.confidence_interval.high, -ab.confidence_interval.low],
+        rtol=1e-10,
+    )
     assert ba.significant == ab.significant
 
 
@@ -232,9 +253,14 @@ def test_clear_winner_is_significant_and_identical_systems_are_not():
     gold = rng.uniform(0, 5, 300)
     good, bad = gold + rng.normal(0, 0.5, 300), gold + rng.normal(0, 3.0, 300)
     res = bootstrap_correlation_difference(good, bad, gold, n_resamples=2000, seed=0)
-    assert res.significant and res.ci_low > 0
+    assert res.significant and res.confidence_interval.low > 0
     same = bootstrap_correlation_difference(good, good.copy(), gold, n_resamples=1000, seed=0)
-    assert (same.delta, same.ci_low, same.ci_high, same.significant) == (0.0, 0.0, 0.0, False)
+    assert (
+        same.delta,
+        same.confidence_interval.low,
+        same.confidence_interval.high,
+        same.significant,
+    ) == (0.0, 0.0, 0.0, False)
     assert same.acceleration == 0.0
 
 
@@ -244,7 +270,9 @@ def test_percentile_interval_is_plain_quantiles():
         a, b, gold, n_resamples=2000, method="percentile", confidence_level=0.9, seed=2
     )
     assert_allclose(
-        [res.ci_low, res.ci_high], np.quantile(res.bootstrap_distribution, [0.05, 0.95]), rtol=1e-12
+        [res.confidence_interval.low, res.confidence_interval.high],
+        np.quantile(res.bootstrap_distribution, [0.05, 0.95]),
+        rtol=1e-12,
     )
     assert res.acceleration is None
     assert (
@@ -290,8 +318,8 @@ def test_bad_input_raises():
         call(a[:3], b[:3], gold[:3])
     with pytest.raises(ValueError, match="predictions2.*constant"):
         call(a, np.full_like(b, 2.0), gold)
-    with pytest.raises(ValueError, match="`statistic` must be one of"):
-        call(a, b, gold, statistic="kendall")
+    with pytest.raises(ValueError, match="`correlation` must be one of"):
+        call(a, b, gold, correlation="kendall")
     with pytest.raises(ValueError, match="`method` must be one of"):
         call(a, b, gold, method="basic")
     with pytest.raises(ValueError, match="`n_resamples` must be at least 1"):
@@ -315,7 +343,7 @@ def test_few_resamples_warn():
 
 
 # --------------------------------------------------------------------------------------------
-# Buffer reuse and shared draws (issue 16) change no number.
+# Buffer reuse and shared draws, done for speed, change no number.
 # --------------------------------------------------------------------------------------------
 def test_counts_are_scipys_draws_whatever_the_buffer():
     # The counts of each chunk equal a bincount of scipy's int64 indices, written into a reused
@@ -340,7 +368,7 @@ def test_results_equal_a_per_chunk_recomputation_exactly(statistic, ties):
     # fed chunk by chunk to a fresh engine: the reused buffers change no last bit.
     gold, a, b = _data(12, 300, ties=ties)
     res = bootstrap_correlation_difference(
-        a, b, gold, statistic=statistic, n_resamples=1000, seed=6
+        a, b, gold, correlation=statistic, n_resamples=1000, seed=6
     )
     engine_class = (
         resampling_module.PearsonDelta

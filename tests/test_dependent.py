@@ -94,7 +94,7 @@ def test_depcor_vector(method):
 def test_steiger1980_case_a():
     # Steiger (1980), Case A, p. 249, as computed by cocor (the paper's rounded covariance
     # gives -.8913).
-    res = dependent_correlation_test(r_jk=0.4, r_jh=0.5, r_kh=0.1, n=103, method="steiger1980")
+    res = dependent_correlation_test(r1=0.4, r2=0.5, r12=0.1, n=103, method="steiger1980")
     assert_allclose(res.statistic, **printed(-0.8887185, 7))
 
 
@@ -154,14 +154,24 @@ def test_meng1992_paper_example():
 def test_zou2007_interval_dependent_overlapping():
     # Zou (2007), p. 409, example 2.
     res = dependent_correlation_test(0.396, 0.179, 0.088, 66)
-    assert_allclose(res.confidence_interval(), [-0.093, 0.517], rtol=0, atol=5e-4 + 1e-12)
+    assert_allclose(res.confidence_interval, [-0.093, 0.517], rtol=0, atol=5e-4 + 1e-12)
 
 
-def test_zou_interval_level_and_override():
+def test_zou_interval_level():
     res = dependent_correlation_test(0.396, 0.179, 0.088, 66, confidence_level=0.90)
-    narrow, wide = res.confidence_interval(), res.confidence_interval(0.99)
-    assert wide[0] < narrow[0] < res.difference < narrow[1] < wide[1]
-    assert res.confidence_interval() == res.confidence_interval(0.90)
+    wide = dependent_correlation_test(0.396, 0.179, 0.088, 66, confidence_level=0.99)
+    narrow = res.confidence_interval
+    assert wide.confidence_interval.low < narrow.low < res.difference
+    assert res.difference < narrow.high < wide.confidence_interval.high
+
+
+def test_zou_interval_old_method_call_still_recomputes_at_a_level():
+    res = dependent_correlation_test(0.396, 0.179, 0.088, 66, confidence_level=0.90)
+    wide = dependent_correlation_test(0.396, 0.179, 0.088, 66, confidence_level=0.99)
+    with pytest.warns(DeprecationWarning, match="confidence_interval"):
+        assert res.confidence_interval(0.99) == wide.confidence_interval
+    with pytest.warns(DeprecationWarning, match="confidence_interval"):
+        assert res.confidence_interval() == res.confidence_interval
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,8 +188,8 @@ def test_swapping_the_systems_negates_the_statistic(method):
     )
     less = dependent_correlation_test(0.52, 0.636, 0.693, 64, method=method, alternative="less")
     assert_allclose(greater.pvalue, less.pvalue, rtol=1e-12)
-    lo, hi = ab.confidence_interval()
-    assert_allclose(ba.confidence_interval(), (-hi, -lo), rtol=1e-12)
+    lo, hi = ab.confidence_interval
+    assert_allclose(ba.confidence_interval, (-hi, -lo), rtol=1e-12)
 
 
 def test_equal_correlations_give_zero_statistic():
@@ -252,7 +262,7 @@ def test_compare_returns_plain_python_types():
     for value in (res.statistic, res.pvalue, res.r1, res.r2, res.r12):
         assert type(value) is float
     assert type(res.n) is int
-    assert all(type(v) is float for v in res.confidence_interval())
+    assert all(type(v) is float for v in res.confidence_interval)
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,7 +296,7 @@ def test_fisher_r_to_z_pvalue_and_alternatives():
 def test_zou2007_interval_independent():
     # Zou (2007), pp. 406 and 409.
     res = independent_correlation_test(0.49, 145, 0.36, 87)
-    assert_allclose(res.confidence_interval(), [-0.087, 0.359], rtol=0, atol=5e-4 + 1e-12)
+    assert_allclose(res.confidence_interval, [-0.087, 0.359], rtol=0, atol=5e-4 + 1e-12)
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,7 +327,9 @@ def test_group_test_group_mean_and_interval_duality():
     res = correlation_vs_group_test(0.80, HUMANS, 64)
     assert_allclose(res.group_mean, math.tanh(np.mean(np.arctanh(HUMANS))), rtol=1e-12)
     for level in (0.9, 0.95, 0.99):
-        lo, hi = res.confidence_interval(level)
+        lo, hi = correlation_vs_group_test(
+            0.80, HUMANS, 64, confidence_level=level
+        ).confidence_interval
         assert lo < res.r - res.group_mean < hi
         assert (lo > 0 or hi < 0) == (res.pvalue < 1 - level)
 
@@ -377,12 +389,12 @@ def test_holm_matches_naive_and_is_monotone():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"r_jk": 1.0}, "r_jk.*strictly between -1 and 1"),
-        ({"r_jh": -1.0}, "r_jh.*strictly between -1 and 1"),
-        ({"r_kh": 1.2}, "r_kh.*strictly between -1 and 1"),
-        ({"r_jk": float("nan")}, "r_jk"),
+        ({"r1": 1.0}, "`r1`.*strictly between -1 and 1"),
+        ({"r2": -1.0}, "`r2`.*strictly between -1 and 1"),
+        ({"r12": 1.2}, "`r12`.*strictly between -1 and 1"),
+        ({"r1": float("nan")}, "`r1`"),
         ({"n": 3}, "`n` must be at least 4"),
-        ({"r_jk": 0.9, "r_jh": -0.9, "r_kh": 0.9}, "not a valid correlation matrix"),
+        ({"r1": 0.9, "r2": -0.9, "r12": 0.9}, "not a valid correlation matrix"),
         ({"method": "steiger"}, "`method` must be one of"),
         ({"alternative": "two.sided"}, "`alternative` must be one of"),
         ({"confidence_level": 1.0}, "confidence_level"),
@@ -390,16 +402,16 @@ def test_holm_matches_naive_and_is_monotone():
     ],
 )
 def test_dependent_test_rejects_bad_input(kwargs, match):
-    args = {"r_jk": 0.3, "r_jh": 0.4, "r_kh": 0.5, "n": 100, **kwargs}
+    args = {"r1": 0.3, "r2": 0.4, "r12": 0.5, "n": 100, **kwargs}
     n = args.pop("n")
     with pytest.raises(ValueError, match=match):
-        dependent_correlation_test(args.pop("r_jk"), args.pop("r_jh"), args.pop("r_kh"), n, **args)
+        dependent_correlation_test(args.pop("r1"), args.pop("r2"), args.pop("r12"), n, **args)
 
 
 def test_dependent_test_rejects_bad_types():
     with pytest.raises(TypeError, match="`n` must be an integer"):
         dependent_correlation_test(0.3, 0.4, 0.5, 100.5)
-    with pytest.raises(TypeError, match="r_jk"):
+    with pytest.raises(TypeError, match="`r1`"):
         dependent_correlation_test("0.3", 0.4, 0.5, 100)
 
 

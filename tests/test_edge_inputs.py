@@ -1,4 +1,4 @@
-"""Edge inputs (issue 12, points 3 and 4): never a silent wrong answer.
+"""Edge inputs: never a silent wrong answer.
 
 * a single string where a sequence of sentences is expected is refused, naming the argument;
 * every statistic that is invariant in theory gives the same numbers (to 1e-9 relative) when an
@@ -184,7 +184,7 @@ def _dependent(correlation):
                     result.r1,
                     result.r2,
                     result.r12,
-                    result.confidence_interval(),
+                    result.confidence_interval,
                 )
             )
         return np.concatenate(values)
@@ -195,12 +195,12 @@ def _dependent(correlation):
 def _bootstrap(statistic):
     def run(p1, p2, g):
         result = bootstrap_correlation_difference(
-            p1, p2, g, statistic=statistic, n_resamples=1000, seed=3
+            p1, p2, g, correlation=statistic, n_resamples=1000, seed=3
         )
         return _flat(
             result.delta,
-            result.ci_low,
-            result.ci_high,
+            result.confidence_interval.low,
+            result.confidence_interval.high,
             result.bias_correction,
             result.acceleration,
             result.r1,
@@ -214,14 +214,23 @@ def _bootstrap(statistic):
 def _models(statistic):
     def run(g, p1, p2, p3):
         result = compare_models(
-            g,
             {"a": p1, "b": p2, "c": p3},
-            statistic=statistic,
+            g,
+            correlation=statistic,
             n_resamples=1000,
             seed=4,
         )
         pairs = [
-            _flat(p.r1, p.r2, p.r12, p.delta, p.ci_low, p.ci_high, p.statistic, p.pvalue)
+            _flat(
+                p.r1,
+                p.r2,
+                p.r12,
+                p.delta,
+                p.confidence_interval.low,
+                p.confidence_interval.high,
+                p.statistic,
+                p.pvalue,
+            )
             for p in result.pairs
         ]
         return _flat(
@@ -417,11 +426,11 @@ CONSUMERS = {
         "predictions1",
     ),
     "compare_models-references": (
-        lambda v: compare_models(v, {"a": OTHER, "b": THIRD}, n_resamples=1000),
+        lambda v: compare_models({"a": OTHER, "b": THIRD}, v, n_resamples=1000),
         "references",
     ),
     "compare_models-predictions": (
-        lambda v: compare_models(THIRD, {"a": OTHER, "b": v}, n_resamples=1000),
+        lambda v: compare_models({"a": OTHER, "b": v}, THIRD, n_resamples=1000),
         "predictions['b']",
     ),
     "fuzzy_set_similarity": (lambda v: fuzzy_set_similarity(v, OTHER), "mu1"),

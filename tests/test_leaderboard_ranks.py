@@ -8,7 +8,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from sts_extras.leaderboard import TaskScores, score_leaderboard
-from sts_extras.leaderboard.reports.report import to_json_dict, to_markdown
+from sts_extras.leaderboard.reports.json_report import to_json_dict
+from sts_extras.leaderboard.reports.markdown import to_markdown
 from sts_extras.leaderboard.reports.scoring import inseparable_groups
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 from sts_extras.stats.model_comparison import compare_models
@@ -38,8 +39,8 @@ def test_baseline_columns_are_the_shared_pairs():
             task.predictions[model], task.predictions["c"], task.gold, n_resamples=1000, seed=2
         )
         assert_allclose(
-            [item.delta, item.ci_low, item.ci_high],
-            [one.delta, one.ci_low, one.ci_high],
+            [item.delta, item.confidence_interval.low, item.confidence_interval.high],
+            [one.delta, one.confidence_interval.low, one.confidence_interval.high],
             atol=1e-12,
         )
         pair = pairwise.pair(model, "c")
@@ -58,7 +59,7 @@ def test_failed_models_are_left_out_of_the_comparisons():
     with_failure = score_leaderboard(
         [task], ["a", "b", "c", "d", "gone"], baseline="d", n_resamples=1000
     )
-    without = compare_models(task.gold, dict(task.predictions), n_resamples=1000, seed=0)
+    without = compare_models(dict(task.predictions), task.gold, n_resamples=1000, seed=0)
     pairwise = with_failure.pairwise["toy"]
     assert "gone" not in pairwise.models and len(pairwise.pairs) == 6
     assert_allclose(pairwise.rank_low, without.rank_low)
@@ -103,7 +104,7 @@ def test_mean_rank_needs_the_same_models_in_every_task():
 
 def test_groups_are_maximal_runs_without_a_separated_pair():
     task = _task()
-    comparison = compare_models(task.gold, dict(task.predictions), n_resamples=1000)
+    comparison = compare_models(dict(task.predictions), task.gold, n_resamples=1000)
     groups = inseparable_groups(comparison, alpha=0.05)
     separated = {
         frozenset((p.model1, p.model2)) for p in comparison.pairs if p.pvalue_adjusted <= 0.05
@@ -124,12 +125,12 @@ def test_help_lists_every_test_and_adjustment():
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     options = {action.dest: action.help for action in parser._actions}
-    assert all(method in options["test"] for method in DEPENDENT_METHODS)
+    assert all(method in options["method"] for method in DEPENDENT_METHODS)
     assert all(method in options["adjust"] for method in ADJUST_METHODS)
 
 
 def test_csv_columns_name_the_test_and_adjustment_that_were_run():
-    from sts_extras.leaderboard.reports.report import CSV_COLUMNS, csv_header
+    from sts_extras.leaderboard.reports.csv_report import CSV_COLUMNS, csv_header
 
     assert csv_header({"dependent_test": "meng1992", "multiple_comparisons": "holm"}) == CSV_COLUMNS
     header = csv_header({"dependent_test": "williams1959", "multiple_comparisons": "fdr_bh"})

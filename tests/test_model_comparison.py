@@ -34,20 +34,20 @@ def _task(seed: int, n: int, m: int, ties: bool = True):
 @pytest.mark.parametrize("statistic", ["pearson", "spearman"])
 def test_each_pair_equals_the_per_pair_functions_with_the_same_seed(statistic):
     gold, models = _task(1, 120, 4)
-    result = compare_models(gold, models, statistic=statistic, n_resamples=1500, seed=5)
+    result = compare_models(models, gold, correlation=statistic, n_resamples=1500, seed=5)
     assert len(result.pairs) == 10
     for pair in result.pairs:
         one = bootstrap_correlation_difference(
             models[pair.model1],
             models[pair.model2],
             gold,
-            statistic=statistic,
+            correlation=statistic,
             n_resamples=1500,
             seed=5,
         )
         assert_allclose(
-            [pair.delta, pair.ci_low, pair.ci_high],
-            [one.delta, one.ci_low, one.ci_high],
+            [pair.delta, pair.confidence_interval.low, pair.confidence_interval.high],
+            [one.delta, one.confidence_interval.low, one.confidence_interval.high],
             atol=1e-12,
         )
         assert pair.significant == one.significant
@@ -61,7 +61,7 @@ def test_each_pair_equals_the_per_pair_functions_with_the_same_seed(statistic):
 def test_ranks_and_win_probabilities_equal_a_brute_force_loop_over_the_same_resamples():
     gold, models = _task(2, 60, 5)
     names = list(models)
-    result = compare_models(gold, models, n_resamples=1000, seed=3)
+    result = compare_models(models, gold, n_resamples=1000, seed=3)
     # The same resamples, materialised, and every model's r computed by scipy.
     rng = np.random.default_rng(3)
     rows = []
@@ -95,13 +95,13 @@ def test_ranks_and_win_probabilities_equal_a_brute_force_loop_over_the_same_resa
 
 def test_holm_over_all_pairs_matches_statsmodels_and_a_hand_worked_case():
     gold, models = _task(4, 80, 5)
-    result = compare_models(gold, models, n_resamples=1000, seed=0)
+    result = compare_models(models, gold, n_resamples=1000, seed=0)
     pvalues = np.array([pair.pvalue for pair in result.pairs])
     adjusted = np.array([pair.pvalue_adjusted for pair in result.pairs])
     assert_allclose(adjusted, multipletests(pvalues, method="holm")[1], rtol=1e-15)
     # Hand-worked Holm: sorted p (0.005, 0.01, 0.03, 0.04) times (4, 3, 2, 1), running max.
     assert holm_adjust([0.01, 0.04, 0.03, 0.005]).tolist() == [0.03, 0.06, 0.06, 0.02]
-    bonferroni = compare_models(gold, models, n_resamples=1000, seed=0, adjust="bonferroni")
+    bonferroni = compare_models(models, gold, n_resamples=1000, seed=0, adjust="bonferroni")
     assert_allclose(
         [pair.pvalue_adjusted for pair in bonferroni.pairs], np.minimum(1, pvalues * pvalues.size)
     )
@@ -110,13 +110,13 @@ def test_holm_over_all_pairs_matches_statsmodels_and_a_hand_worked_case():
 def test_mean_rank_across_tasks_resamples_within_each_task():
     tasks = [_task(seed, 50 + 10 * seed, 3, ties=False) for seed in range(3)]
     results = [
-        compare_models(gold, models, n_resamples=1000, seed=seed)
+        compare_models(models, gold, n_resamples=1000, seed=seed)
         for seed, (gold, models) in enumerate(tasks)
     ]
     # Same models in another order in the last task: matched by name.
     gold, models = tasks[2]
     results[2] = compare_models(
-        gold, dict(reversed(list(models.items()))), n_resamples=1000, seed=2
+        dict(reversed(list(models.items()))), gold, n_resamples=1000, seed=2
     )
     pooled = mean_rank_across_tasks(results)
     names = pooled.models
@@ -124,17 +124,17 @@ def test_mean_rank_across_tasks_resamples_within_each_task():
         [res.bootstrap_ranks[:, [res.models.index(k) for k in names]] for res in results]
     )
     expected = np.quantile(stacked.mean(axis=0), [0.025, 0.975], axis=0)
-    assert_allclose([pooled.ci_low, pooled.ci_high], expected)
+    assert_allclose([pooled.confidence_interval.low, pooled.confidence_interval.high], expected)
     observed = np.mean([[res.rank[res.models.index(k)] for k in names] for res in results], axis=0)
     assert_allclose(pooled.mean_rank, observed)
     assert pooled.n_tasks == 3
     with pytest.raises(UserInputError, match="same models"):
-        mean_rank_across_tasks([results[0], compare_models(gold, {"a": gold + 1.0, "b": -gold})])
+        mean_rank_across_tasks([results[0], compare_models({"a": gold + 1.0, "b": -gold}, gold)])
 
 
 def test_top_model_detectable_deltas():
     gold, models = _task(6, 150, 3, ties=False)
-    result = compare_models(gold, models, n_resamples=1000, seed=0)
+    result = compare_models(models, gold, n_resamples=1000, seed=0)
     deltas = top_model_detectable_deltas(result)
     top = int(np.argmax(result.r))
     assert set(deltas) == set(result.models) - {result.models[top]}
@@ -149,7 +149,7 @@ def test_top_model_detectable_deltas():
 def test_identical_models_give_a_pair_error_not_a_crash():
     gold, models = _task(7, 40, 2, ties=False)
     models["copy"] = models["model-0"].copy()
-    result = compare_models(gold, models, n_resamples=1000, seed=0)
+    result = compare_models(models, gold, n_resamples=1000, seed=0)
     pair = result.pair("model-0", "copy")
     assert abs(pair.delta) < 1e-12 and np.isnan(pair.pvalue) and "perfectly" in pair.error
     assert not np.isnan([p.pvalue_adjusted for p in result.pairs if p is not pair]).any()
@@ -162,7 +162,7 @@ def test_identical_models_give_a_pair_error_not_a_crash():
         ({"predictions": [[1, 2, 3, 4, 5]] * 2}, "mapping"),
         ({"method": "nope"}, "method"),
         ({"adjust": "nope"}, "adjust"),
-        ({"statistic": "kendall"}, "statistic"),
+        ({"correlation": "kendall"}, "correlation"),
         ({"predictions": {"a": [1, 2, 3, 4, 5], "b": [1, 1, 1, 1, 1]}}, "constant"),
         ({"predictions": {"a": [1, 2, 3, 4, 5], "b": [1, 2, 3]}}, "same length"),
     ],
@@ -170,29 +170,29 @@ def test_identical_models_give_a_pair_error_not_a_crash():
 def test_bad_input_raises_user_errors(kwargs, message):
     arguments = {"predictions": {"a": [1, 3, 2, 5, 4], "b": [2, 1, 3, 4, 5]}, **kwargs}
     with pytest.raises(UserInputError, match=message):
-        compare_models([1, 2, 3, 4, 5], **arguments, n_resamples=1000)
+        compare_models(references=[1, 2, 3, 4, 5], **arguments, n_resamples=1000)
 
 
 @pytest.mark.parametrize("statistic", ["pearson", "spearman"])
 def test_shared_draw_gives_the_per_comparison_intervals_exactly(statistic):
-    # Issue 16: one draw shared by all comparisons of a task against a baseline gives the same
-    # intervals as one bootstrap_correlation_difference call per comparison with the same seed.
+    # One draw shared by all comparisons of a task against a baseline (for speed) gives the
+    # same intervals as one bootstrap_correlation_difference call per comparison, same seed.
     gold, models = _task(4, 300, 4)
     baseline = models.pop("model-0")
     shared = compare_models(
-        gold, {**models, "baseline": baseline}, statistic=statistic, n_resamples=2000, seed=8
+        {**models, "baseline": baseline}, gold, correlation=statistic, n_resamples=2000, seed=8
     )
     for name, scores in models.items():
         one = bootstrap_correlation_difference(
-            scores, baseline, gold, statistic=statistic, n_resamples=2000, seed=8
+            scores, baseline, gold, correlation=statistic, n_resamples=2000, seed=8
         )
         pair = shared.pair(name, "baseline")
         assert (pair.model1, pair.model2) == (name, "baseline")
         # Equal to the last bits: the matrix product of the counts with a wider design matrix
         # may sum in another order (measured differences ~1e-16).
         assert_allclose(
-            [pair.delta, pair.ci_low, pair.ci_high],
-            [one.delta, one.ci_low, one.ci_high],
+            [pair.delta, pair.confidence_interval.low, pair.confidence_interval.high],
+            [one.delta, one.confidence_interval.low, one.confidence_interval.high],
             rtol=1e-13,
             atol=1e-15,
         )

@@ -330,7 +330,7 @@ def test_docstring_examples_run():
 
 
 def test_tau_w_memory_and_inputs_untouched():
-    # Issue 16: at most 60 bytes per item of numpy allocations (scipy's weightedtau needs 32-39),
+    # At most 60 bytes per item of numpy allocations (scipy's weightedtau needs 32-39),
     # and the work space is the function's own: the caller's arrays are not modified.
     import tracemalloc
 

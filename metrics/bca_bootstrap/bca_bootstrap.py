@@ -13,7 +13,10 @@
 # limitations under the License.
 """BCa bootstrap confidence interval of the difference of two correlations (evaluate comparison)."""
 
+from typing import Any
+
 import evaluate
+from numpy.typing import ArrayLike
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
@@ -99,7 +102,7 @@ _CITATION = """
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BcaBootstrap(RealScoreColumns, evaluate.Comparison):
-    def _info(self):
+    def _info(self) -> evaluate.ComparisonInfo:
         return evaluate.ComparisonInfo(
             module_type="comparison",
             description=_DESCRIPTION,
@@ -114,30 +117,33 @@ class BcaBootstrap(RealScoreColumns, evaluate.Comparison):
 
     def _compute(
         self,
-        predictions1,
-        predictions2,
-        references,
-        statistic="pearson",
-        n_resamples=10000,
-        confidence_level=0.95,
-        method="BCa",
-        seed=None,
-    ):
+        predictions1: ArrayLike,
+        predictions2: ArrayLike,
+        references: ArrayLike,
+        statistic: str = "pearson",
+        n_resamples: int = 10000,
+        confidence_level: float = 0.95,
+        method: str = "BCa",
+        seed: int | None = None,
+    ) -> dict[str, Any]:
         result = bootstrap.bootstrap_correlation_difference(
             predictions1,
             predictions2,
             references,
-            statistic=statistic,
+            # the module's option keeps its 0.2 name `statistic` (a Hub key); the library's is
+            # `correlation`
+            correlation=statistic,
             n_resamples=n_resamples,
             confidence_level=confidence_level,
             method=method,
             # evaluate's own `seed` (set at load time) when compute() gets none
             seed=self.seed if seed is None else seed,
         )
+        low, high = result.confidence_interval
         return {
-            "delta": result.delta,
-            "ci_low": result.ci_low,
-            "ci_high": result.ci_high,
+            "delta": result.statistic,
+            "ci_low": low,
+            "ci_high": high,
             "significant": result.significant,
             "r1": result.r1,
             "r2": result.r2,

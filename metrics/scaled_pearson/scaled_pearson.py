@@ -3,7 +3,10 @@
 A thin adapter: all numerics live in :func:`sts_extras.stats.correlation.scaled_pearson`.
 """
 
+from typing import Any
+
 import evaluate
+from numpy.typing import ArrayLike
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
@@ -104,7 +107,7 @@ _CITATION = """
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ScaledPearson(RealScoreColumns, evaluate.Metric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -114,8 +117,14 @@ class ScaledPearson(RealScoreColumns, evaluate.Metric):
         )
 
     def _compute(
-        self, predictions, references, bins=3, score_range=None, strategy="width", closed="left"
-    ):
+        self,
+        predictions: ArrayLike,
+        references: ArrayLike,
+        bins: int | ArrayLike = 3,
+        score_range: tuple[float, float] | None = None,
+        strategy: str = "width",
+        closed: str = "left",
+    ) -> dict[str, Any]:
         result = correlation.scaled_pearson(
             predictions,
             references,

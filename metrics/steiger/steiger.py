@@ -13,7 +13,10 @@
 # limitations under the License.
 """Steiger-family tests of two dependent correlations sharing the references (comparison)."""
 
+from typing import Any
+
 import evaluate
+from numpy.typing import ArrayLike
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
@@ -128,7 +131,7 @@ _CITATION = """
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Steiger(RealScoreColumns, evaluate.Comparison):
-    def _info(self):
+    def _info(self) -> evaluate.ComparisonInfo:
         return evaluate.ComparisonInfo(
             module_type="comparison",
             description=_DESCRIPTION,
@@ -144,14 +147,14 @@ class Steiger(RealScoreColumns, evaluate.Comparison):
 
     def _compute(
         self,
-        predictions1,
-        predictions2,
-        references,
-        method="steiger1980",
-        correlation="pearson",
-        alternative="two-sided",
-        confidence_level=0.95,
-    ):
+        predictions1: ArrayLike,
+        predictions2: ArrayLike,
+        references: ArrayLike,
+        method: str = "steiger1980",
+        correlation: str = "pearson",
+        alternative: str = "two-sided",
+        confidence_level: float = 0.95,
+    ) -> dict[str, Any]:
         result = dependent.compare_dependent_correlations(
             predictions1,
             predictions2,
@@ -161,7 +164,7 @@ class Steiger(RealScoreColumns, evaluate.Comparison):
             alternative=alternative,
             confidence_level=confidence_level,
         )
-        ci_low, ci_high = result.confidence_interval()
+        ci_low, ci_high = result.confidence_interval
         return {
             "r1": result.r1,
             "r2": result.r2,

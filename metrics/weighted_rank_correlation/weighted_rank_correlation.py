@@ -3,7 +3,10 @@
 A thin adapter: all numerics live in :func:`sts_extras.stats.ranking.weighted_rank_correlation`.
 """
 
+from typing import Any
+
 import evaluate
+from numpy.typing import ArrayLike
 
 # sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
@@ -72,7 +75,7 @@ _CITATION = """
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class WeightedRankCorrelation(RealScoreColumns, evaluate.Metric):
-    def _info(self):
+    def _info(self) -> evaluate.MetricInfo:
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -85,7 +88,9 @@ class WeightedRankCorrelation(RealScoreColumns, evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2010.04486"],
         )
 
-    def _compute(self, predictions, references, n0=2):
+    def _compute(
+        self, predictions: ArrayLike, references: ArrayLike, n0: float = 2
+    ) -> dict[str, Any]:
         result = ranking.weighted_rank_correlation(predictions, references, n0=n0)
         return {
             "rho_w": result.rho_w,

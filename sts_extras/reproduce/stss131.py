@@ -37,9 +37,9 @@ R_STASIS_HUMAN = 0.636
 R_LSA_HUMAN = 0.693
 R_STASIS_LSA = 0.52
 N_PAIRS = 64
-#: The worked comparisons of part B: (label, r_jk, r_jh, r_kh, printed difference, printed z,
-#: printed p (H1: r_jk > r_jh), printed left p, printed two-sided p). ``j`` is the variable the
-#: two correlations share.
+#: The worked comparisons of part B: (label, r1, r2, r12, printed difference, printed z,
+#: printed p (H1: r1 > r2), printed left p, printed two-sided p). r1 and r2 share one variable
+#: (the report's j: r_jk, r_jh); r12 (r_kh) is the correlation of the other two.
 STEIGER_EXAMPLE = (
     (
         "STASIS-human vs LSA-human",
@@ -155,10 +155,10 @@ def _table_rows() -> list[ReproducedRow]:
 
 def _steiger_rows() -> list[ReproducedRow]:
     rows = []
-    for label, r_jk, r_jh, r_kh, difference, z, p_greater, p_less, p_two in STEIGER_EXAMPLE:
+    for label, r1, r2, r12, difference, z, p_greater, p_less, p_two in STEIGER_EXAMPLE:
         results = {
             alternative: dependent_correlation_test(
-                r_jk, r_jh, r_kh, N_PAIRS, method=_METHOD, alternative=alternative
+                r1, r2, r12, N_PAIRS, method=_METHOD, alternative=alternative
             )
             for alternative in ("greater", "less", "two-sided")
         }

@@ -12,6 +12,12 @@
   intervals, win probabilities, mean rank across tasks.
 - :mod:`~sts_extras.stats.power`: power, sample size and minimal detectable difference of the
   dependent-correlation tests.
+- :mod:`~sts_extras.stats.results`: :class:`ConfidenceInterval`, the ``(low, high)`` named tuple
+  every result's ``confidence_interval`` holds.
+
+Names and arguments follow one vocabulary (``docs/api-conventions.md``): predictions before
+references, ``method=`` for the test, ``correlation=`` for pearson/spearman, ``statistic`` always
+a number, ``pvalue``, ``confidence_interval.low/.high``, ``r1, r2, r12``, ``seed``.
 """
 
 from sts_extras.stats.bootstrap import *  # noqa: F403
@@ -28,6 +34,8 @@ from sts_extras.stats.power import *  # noqa: F403
 from sts_extras.stats.power import __all__ as _power_all
 from sts_extras.stats.ranking import *  # noqa: F403
 from sts_extras.stats.ranking import __all__ as _ranking_all
+from sts_extras.stats.results import *  # noqa: F403
+from sts_extras.stats.results import __all__ as _results_all
 
 # holm_adjust is in both dependent (its historical home) and multiple: list each name once.
 __all__ = list(
@@ -40,6 +48,7 @@ __all__ = list(
             *_multiple_all,
             *_model_comparison_all,
             *_power_all,
+            *_results_all,
         ]
     )
 )

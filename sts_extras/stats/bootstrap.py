@@ -27,10 +27,11 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
+from sts_extras._deprecation import deprecated_property, renamed_keywords
 from sts_extras._validation import (
     as_paired_vectors,
     check_choice,
@@ -44,13 +45,16 @@ from sts_extras.errors import UserInputError
 from sts_extras.limits import MAX_RESAMPLED_ITEMS, MAX_RESAMPLES
 from sts_extras.progress import progress_bar
 from sts_extras.stats.resampling import (
+    BootstrapIntervals,
     PearsonDelta,
     SpearmanDelta,
     bootstrap_intervals,
     resample_counts,
 )
+from sts_extras.stats.results import ConfidenceInterval
 
 __all__ = [
+    "BOOTSTRAP_CORRELATIONS",
     "BOOTSTRAP_METHODS",
     "BOOTSTRAP_STATISTICS",
     "BootstrapDifferenceResult",
@@ -58,7 +62,10 @@ __all__ = [
     "check_resample_count",
 ]
 
-BOOTSTRAP_STATISTICS = ("pearson", "spearman")
+#: The correlations a bootstrap compares (the values of ``correlation=``).
+BOOTSTRAP_CORRELATIONS = ("pearson", "spearman")
+#: Old name of :data:`BOOTSTRAP_CORRELATIONS` (sts-extras 0.2), kept until 0.4.
+BOOTSTRAP_STATISTICS = BOOTSTRAP_CORRELATIONS
 BOOTSTRAP_METHODS = ("BCa", "percentile")
 #: Below this many resamples the BCa end points are unstable (Efron & Tibshirani 1993, ch. 14).
 MIN_RECOMMENDED_RESAMPLES = 1000
@@ -70,12 +77,14 @@ class BootstrapDifferenceResult:
 
     Attributes
     ----------
-    delta : float
-        Observed difference r1 - r2 (r1 = r(predictions1, references), r2 likewise).
-    ci_low, ci_high : float
-        Interval end points.
+    statistic : float
+        The estimate: the observed difference r1 - r2 (r1 = r(predictions1, references), r2
+        likewise); also available as ``delta``. (In sts-extras 0.2 ``statistic`` was the
+        correlation's name, now ``correlation``.)
+    confidence_interval : ConfidenceInterval
+        The interval ``(low, high)`` of r1 - r2 (BCa or percentile, see ``method``).
     significant : bool
-        True when 0 lies outside [ci_low, ci_high].
+        True when 0 lies outside the interval.
     bias_correction : float
         BCa's z0 = Phi^-1(share of bootstrap deltas below delta, ties counted half).
     acceleration : float or None
@@ -87,15 +96,17 @@ class BootstrapDifferenceResult:
         Observed correlations.
     n : int
         Number of items.
-    statistic, method : str
+    correlation : str
+        ``"pearson"`` or ``"spearman"``.
+    method : str
+        ``"BCa"`` or ``"percentile"``.
     confidence_level : float
     bootstrap_distribution : numpy.ndarray
         The bootstrap deltas (read-only), in the order drawn.
     """
 
-    delta: float
-    ci_low: float
-    ci_high: float
+    statistic: float
+    confidence_interval: ConfidenceInterval
     significant: bool
     bias_correction: float
     acceleration: float | None
@@ -103,20 +114,25 @@ class BootstrapDifferenceResult:
     r1: float
     r2: float
     n: int
-    statistic: str
+    correlation: str
     method: str
     confidence_level: float
-    bootstrap_distribution: np.ndarray = field(repr=False, compare=False)
+    bootstrap_distribution: NDArray[np.float64] = field(repr=False, compare=False)
 
-    def confidence_interval(self) -> tuple[float, float]:
-        """``(ci_low, ci_high)``."""
-        return self.ci_low, self.ci_high
+    @property
+    def delta(self) -> float:
+        """r1 - r2, the same number as ``statistic``."""
+        return self.statistic
+
+    ci_low = deprecated_property(
+        "ci_low", "confidence_interval.low", lambda self: self.confidence_interval.low
+    )
+    ci_high = deprecated_property(
+        "ci_high", "confidence_interval.high", lambda self: self.confidence_interval.high
+    )
 
 
-# --------------------------------------------------------------------------------------------
-# Public function
-# --------------------------------------------------------------------------------------------
-def check_resample_count(n_resamples: Any, n: int, name: str = "n_resamples") -> int:
+def check_resample_count(n_resamples: object, n: int, name: str = "n_resamples") -> int:
     """``n_resamples`` if it is an int in [1, :data:`~sts_extras.limits.MAX_RESAMPLES`] and
     ``n_resamples * n`` stays within :data:`~sts_extras.limits.MAX_RESAMPLED_ITEMS`; checked
     before any resample is drawn (a :class:`~sts_extras.errors.UserInputError` otherwise)."""
@@ -127,37 +143,128 @@ def check_resample_count(n_resamples: Any, n: int, name: str = "n_resamples") ->
     return n_resamples
 
 
-def _bootstrap_iv(
-    predictions1, predictions2, references, statistic, n_resamples, confidence_level, method, seed
-):
-    p1, p2, ref = as_paired_vectors(
-        4, predictions1=predictions1, predictions2=predictions2, references=references
-    )
-    for array, name in ((p1, "predictions1"), (p2, "predictions2"), (ref, "references")):
-        check_not_constant(array, name, what="the correlation")
-    statistic = check_choice(statistic, "statistic", BOOTSTRAP_STATISTICS)
-    if isinstance(method, str) and method.lower() == "bca":
-        method = "BCa"
-    method = check_choice(method, "method", BOOTSTRAP_METHODS)
-    n_resamples = check_resample_count(n_resamples, ref.size)
+def warn_few_resamples(n_resamples: int, *, stacklevel: int) -> None:
+    """``UserWarning`` when ``n_resamples`` is below :data:`MIN_RECOMMENDED_RESAMPLES`."""
     if n_resamples < MIN_RECOMMENDED_RESAMPLES:
         warnings.warn(
             f"n_resamples={n_resamples} is below {MIN_RECOMMENDED_RESAMPLES}: the interval's end "
             "points (especially BCa's) will be noisy; 10000 is the usual choice.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel + 1,
         )
-    confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
-    rng = check_seed(seed)
-    return p1, p2, ref, statistic, n_resamples, confidence_level, method, rng
 
 
-def bootstrap_correlation_difference(
-    predictions1: Any,
-    predictions2: Any,
-    references: Any,
+@dataclass(frozen=True)
+class _BootstrapInput:
+    """The checked arguments of :func:`bootstrap_correlation_difference`."""
+
+    predictions1: NDArray[np.float64]
+    predictions2: NDArray[np.float64]
+    references: NDArray[np.float64]
+    correlation: str
+    n_resamples: int
+    confidence_level: float
+    method: str
+    rng: np.random.Generator
+
+
+def _bootstrap_iv(
+    predictions1: ArrayLike,
+    predictions2: ArrayLike,
+    references: ArrayLike,
+    correlation: object,
+    n_resamples: object,
+    confidence_level: object,
+    method: object,
+    seed: object,
+) -> _BootstrapInput:
+    p1, p2, ref = as_paired_vectors(
+        4, predictions1=predictions1, predictions2=predictions2, references=references
+    )
+    for array, name in ((p1, "predictions1"), (p2, "predictions2"), (ref, "references")):
+        check_not_constant(array, name, what="the correlation")
+    correlation = check_choice(correlation, "correlation", BOOTSTRAP_CORRELATIONS)
+    if isinstance(method, str) and method.lower() == "bca":
+        method = "BCa"
+    method = check_choice(method, "method", BOOTSTRAP_METHODS)
+    n_resamples = check_resample_count(n_resamples, ref.size)
+    # user -> bootstrap_correlation_difference -> wrapper of renamed_keywords -> _bootstrap_iv
+    warn_few_resamples(n_resamples, stacklevel=4)
+    return _BootstrapInput(
+        p1,
+        p2,
+        ref,
+        correlation,
+        n_resamples,
+        check_open_unit_interval(confidence_level, "confidence_level"),
+        method,
+        check_seed(seed),
+    )
+
+
+def _resampled_deltas(
+    engine: PearsonDelta, rng: np.random.Generator, n_resamples: int, n: int, *, progress: bool
+) -> NDArray[np.float64]:
+    """r1 - r2 in each of ``n_resamples`` paired resamples, in the order drawn (NaN: undefined)."""
+    with progress_bar(n_resamples, "Bootstrap", unit="resample", enabled=progress) as bar:
+        parts = []
+        for counts in resample_counts(rng, n_resamples, n):
+            parts.append(np.subtract(*engine.correlations(counts)))
+            bar.update(counts.shape[0])
+    return np.concatenate(parts)
+
+
+def _drop_undefined(deltas: NDArray[np.float64], n_resamples: int, n: int) -> NDArray[np.float64]:
+    """The deltas without the resamples that had a constant variable (warned), or an error."""
+    dropped = int(np.isnan(deltas).sum())
+    if not dropped:
+        return deltas
+    deltas = deltas[~np.isnan(deltas)]
+    if deltas.size == 0:
+        raise UserInputError(
+            "Every bootstrap resample had a constant variable; the data have too few "
+            f"distinct values (n = {n}) for a bootstrap of a correlation."
+        )
+    warnings.warn(
+        f"{dropped} of {n_resamples} bootstrap resamples had a constant variable (no "
+        "correlation) and were dropped.",
+        RuntimeWarning,
+        stacklevel=4,  # user -> wrapper -> bootstrap_correlation_difference -> here
+    )
+    return deltas
+
+
+def _difference_interval(
+    deltas: NDArray[np.float64],
+    delta: float,
+    engine: PearsonDelta,
     *,
-    statistic: str = "pearson",
+    confidence_level: float,
+    method: str,
+) -> BootstrapIntervals:
+    """The BCa (jackknife acceleration) or percentile interval of the one difference."""
+    intervals = bootstrap_intervals(
+        deltas[None, :],
+        np.array([delta]),
+        confidence_level=confidence_level,
+        jackknife=engine.jackknife()[None, :] if method == "BCa" else None,
+    )
+    if method == "BCa" and not math.isfinite(float(intervals.bias_correction[0])):
+        raise UserInputError(
+            "The BCa interval is undefined: every bootstrap delta lies on one side of the "
+            f"observed delta ({delta:.6g}), so the bias correction is infinite. Use "
+            "method='percentile' or check the data."
+        )
+    return intervals
+
+
+@renamed_keywords(statistic="correlation")
+def bootstrap_correlation_difference(
+    predictions1: ArrayLike,
+    predictions2: ArrayLike,
+    references: ArrayLike,
+    *,
+    correlation: str = "pearson",
     n_resamples: int = 10000,
     confidence_level: float = 0.95,
     method: str = "BCa",
@@ -176,31 +283,33 @@ def bootstrap_correlation_difference(
         Scores of system 1 (A) and system 2 (B) for the same items.
     references : array_like of float
         Gold scores H.
-    statistic : {"pearson", "spearman"}, default "pearson"
+    correlation : {"pearson", "spearman"}, default "pearson"
         Correlation coefficient. For Spearman the ranks are recomputed inside every resample
-        (an item drawn several times is a tie; ties get average ranks).
+        (an item drawn several times is a tie; ties get average ranks). The old keyword
+        ``statistic=`` still works until sts-extras 0.4, with a ``DeprecationWarning``.
     n_resamples : int, default 10000
         Number of bootstrap resamples (a ``UserWarning`` below 1000), at most
         :data:`~sts_extras.limits.MAX_RESAMPLES`, with ``n_resamples * n`` at most
         :data:`~sts_extras.limits.MAX_RESAMPLED_ITEMS` (checked before any work).
     confidence_level : float, default 0.95
     method : {"BCa", "percentile"}, default "BCa"
-    seed : None, int or numpy.random.Generator
-        Same seed, same data -> same interval.
+    seed : None, int or numpy.random.Generator, default None
+        Same seed, same data -> same interval; a Generator is used (and advanced) as it is.
     progress : bool, default False
         Show a progress bar over the resamples (stderr).
 
     Returns
     -------
     BootstrapDifferenceResult
-        ``delta``, ``ci_low``, ``ci_high``, ``significant``, ``bias_correction``,
-        ``acceleration``, ``n_resamples``, ...
+        ``statistic`` (the estimate r1 - r2, also ``delta``), ``confidence_interval``
+        (``.low``, ``.high``), ``significant``, ``bias_correction``, ``acceleration``,
+        ``n_resamples``, ...
 
     Raises
     ------
     ValueError
-        On length mismatch, NaN/inf, fewer than 4 items, constant input, unknown ``statistic`` or
-        ``method``, ``n_resamples`` below 1 or above its ceiling, ``confidence_level`` outside
+        On length mismatch, NaN/inf, fewer than 4 items, constant input, unknown ``correlation``
+        or ``method``, ``n_resamples`` below 1 or above its ceiling, ``confidence_level`` outside
         (0, 1); or when the BCa bias correction is infinite (every bootstrap delta on one side
         of the observed one).
 
@@ -239,74 +348,47 @@ def bootstrap_correlation_difference(
     >>> system_a = gold + rng.normal(0, 1.0, 200)
     >>> system_b = gold + rng.normal(0, 1.5, 200)
     >>> res = bootstrap_correlation_difference(system_a, system_b, gold, seed=1)
-    >>> round(res.delta, 3), round(res.ci_low, 3), round(res.ci_high, 3), res.significant
+    >>> low, high = res.confidence_interval
+    >>> round(res.statistic, 3), round(low, 3), round(high, 3), res.significant
     (0.102, 0.038, 0.184, True)
     """
-    p1, p2, ref, statistic, n_resamples, confidence_level, method, rng = _bootstrap_iv(
+    checked = _bootstrap_iv(
         predictions1,
         predictions2,
         references,
-        statistic,
+        correlation,
         n_resamples,
         confidence_level,
         method,
         seed,
     )
-    n = ref.size
-    engine = (PearsonDelta if statistic == "pearson" else SpearmanDelta)(ref, p1, p2)
+    n = checked.references.size
+    engine = (PearsonDelta if checked.correlation == "pearson" else SpearmanDelta)(
+        checked.references, checked.predictions1, checked.predictions2
+    )
     # The observed sample is the resample with every count 1: same arithmetic, so a resample
     # equal to the sample ties exactly with it (BCa counts ties half).
     r1, r2 = (float(v[0]) for v in engine.correlations(np.ones((1, n))))
     delta = r1 - r2
-    with progress_bar(n_resamples, "Bootstrap", unit="resample", enabled=progress) as bar:
-        parts = []
-        for counts in resample_counts(rng, n_resamples, n):
-            parts.append(np.subtract(*engine.correlations(counts)))
-            bar.update(counts.shape[0])
-    deltas = np.concatenate(parts)
-    dropped = int(np.isnan(deltas).sum())
-    if dropped:
-        deltas = deltas[~np.isnan(deltas)]
-        if deltas.size == 0:
-            raise UserInputError(
-                "Every bootstrap resample had a constant variable; the data have too few "
-                f"distinct values (n = {n}) for a bootstrap of a correlation."
-            )
-        warnings.warn(
-            f"{dropped} of {n_resamples} bootstrap resamples had a constant variable (no "
-            "correlation) and were dropped.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    intervals = bootstrap_intervals(
-        deltas[None, :],
-        np.array([delta]),
-        confidence_level=confidence_level,
-        jackknife=engine.jackknife()[None, :] if method == "BCa" else None,
+    deltas = _resampled_deltas(engine, checked.rng, checked.n_resamples, n, progress=progress)
+    deltas = _drop_undefined(deltas, checked.n_resamples, n)
+    intervals = _difference_interval(
+        deltas, delta, engine, confidence_level=checked.confidence_level, method=checked.method
     )
-    bias_correction = float(intervals.bias_correction[0])
-    if method == "BCa" and not math.isfinite(bias_correction):
-        raise UserInputError(
-            "The BCa interval is undefined: every bootstrap delta lies on one side of the "
-            f"observed delta ({delta:.6g}), so the bias correction is infinite. Use "
-            "method='percentile' or check the data."
-        )
-    acceleration = None if intervals.acceleration is None else float(intervals.acceleration[0])
-    ci_low, ci_high = float(intervals.low[0]), float(intervals.high[0])
+    low, high = float(intervals.low[0]), float(intervals.high[0])
     deltas.flags.writeable = False
     return BootstrapDifferenceResult(
-        delta=float(delta),
-        ci_low=ci_low,
-        ci_high=ci_high,
-        significant=bool(ci_low > 0.0 or ci_high < 0.0),
-        bias_correction=bias_correction,
-        acceleration=acceleration,
+        statistic=float(delta),
+        confidence_interval=ConfidenceInterval(low, high),
+        significant=bool(low > 0.0 or high < 0.0),
+        bias_correction=float(intervals.bias_correction[0]),
+        acceleration=None if intervals.acceleration is None else float(intervals.acceleration[0]),
         n_resamples=int(deltas.size),
         r1=r1,
         r2=r2,
         n=n,
-        statistic=statistic,
-        method=method,
-        confidence_level=confidence_level,
+        correlation=checked.correlation,
+        method=checked.method,
+        confidence_level=checked.confidence_level,
         bootstrap_distribution=deltas,
     )

@@ -21,9 +21,9 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import (
     as_float_vector,
@@ -115,7 +115,14 @@ def _equal_count_edges(references: np.ndarray, k: int, closed: str) -> np.ndarra
     return np.concatenate(([ordered[0]], inner, [ordered[-1]]))
 
 
-def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, closed):
+def _scaled_pearson_iv(
+    predictions: ArrayLike,
+    references: ArrayLike,
+    bins: int | ArrayLike,
+    score_range: tuple[float, float] | None,
+    strategy: object,
+    closed: object,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], str]:
     predictions, references = as_paired_vectors(
         _MIN_SEGMENT_SIZE, predictions=predictions, references=references
     )
@@ -172,7 +179,9 @@ def _scaled_pearson_iv(predictions, references, bins, score_range, strategy, clo
     return predictions, references, edges, closed
 
 
-def assign_segments(references: Any, edges: Any, *, closed: str = "left") -> np.ndarray:
+def assign_segments(
+    references: ArrayLike, edges: ArrayLike, *, closed: str = "left"
+) -> NDArray[np.intp]:
     """Segment index (0 .. K-1) of each reference score, as :func:`scaled_pearson` assigns it.
 
     ``closed="left"``: segments ``[e0, e1), ..., [e(K-1), eK]``; ``"right"``:
@@ -195,7 +204,9 @@ def assign_segments(references: Any, edges: Any, *, closed: str = "left") -> np.
     return ids
 
 
-def _segment_pearson(x: np.ndarray, y: np.ndarray, ids: np.ndarray, k: int):
+def _segment_pearson(
+    x: NDArray[np.float64], y: NDArray[np.float64], ids: NDArray[np.intp], k: int
+) -> tuple[NDArray[np.float64], NDArray[np.intp], dict[int, str]]:
     """Per-segment Pearson r in one vectorised pass; returns (r, sizes, reasons-for-skipping)."""
     sizes = np.bincount(ids, minlength=k)
     filled = sizes > 0
@@ -238,10 +249,10 @@ def _segment_pearson(x: np.ndarray, y: np.ndarray, ids: np.ndarray, k: int):
 
 
 def scaled_pearson(
-    predictions: Any,
-    references: Any,
+    predictions: ArrayLike,
+    references: ArrayLike,
     *,
-    bins: int | Any = 3,
+    bins: int | ArrayLike = 3,
     score_range: tuple[float, float] | None = None,
     strategy: str = "width",
     closed: str = "left",
@@ -373,7 +384,7 @@ def scaled_pearson(
     )
 
 
-def fisher_mean(rs: Any, weights: Any = None) -> float:
+def fisher_mean(rs: ArrayLike, weights: ArrayLike | None = None) -> float:
     r"""Pool correlations through Fisher's z: tanh of the (weighted) mean of arctanh(r).
 
     .. math::

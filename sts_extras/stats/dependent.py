@@ -2,14 +2,16 @@
 
 Two STS systems scored against the same human ratings give two *dependent* correlations that share
 one variable (the ratings). This module implements the classical tests for that case, in the
-notation of R's ``cocor`` (Diedenhofen & Musch, 2015) [1]_: ``j`` is the shared variable (the
-references), ``k`` and ``h`` the two systems, so
+vocabulary of ``docs/api-conventions.md``:
 
-* ``r_jk`` = r(references, predictions1),
-* ``r_jh`` = r(references, predictions2),
-* ``r_kh`` = r(predictions1, predictions2),
+* ``r1`` = r(references, predictions1),
+* ``r2`` = r(references, predictions2),
+* ``r12`` = r(predictions1, predictions2),
 
-and a positive statistic means that system 1 correlates better with the references.
+and a positive statistic means that system 1 correlates better with the references. (R's
+``cocor`` (Diedenhofen & Musch, 2015) [1]_ writes them r_jk, r_jh and r_kh, with ``j`` the shared
+variable; the formulas in the docstrings keep that notation, and the old keyword names
+``r_jk``/``r_jh``/``r_kh`` still work until sts-extras 0.4, with a ``DeprecationWarning``.)
 
 Also here: Fisher's r-to-z test for two correlations from independent samples (one system on two
 datasets), a one-sample test of one correlation against a set of correlations (e.g. a system
@@ -29,24 +31,33 @@ References
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
-from numbers import Integral, Real
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
+from sts_extras._deprecation import renamed_keywords
 from sts_extras._validation import (
     as_float_vector,
     as_paired_vectors,
     check_choice,
+    check_correlation,
     check_not_constant,
     check_open_unit_interval,
-    unit_scaled,
+    check_sample_size,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.stats._common import (
+    check_correlation_matrix,
+    check_not_perfect,
+    correlation_matrix,
+    statistic_pvalue,
+)
 from sts_extras.stats.multiple import holm_adjust
+from sts_extras.stats.results import ConfidenceInterval, levelled_interval
 
 __all__ = [
     "ALTERNATIVES",
@@ -79,57 +90,14 @@ T_METHODS = ("williams1959", "hotelling1940", "hendrickson1970")
 ALTERNATIVES = ("two-sided", "greater", "less")
 CORRELATIONS = ("pearson", "spearman")
 _GROUP_TRANSFORMS = ("fisher", "none")
-# Tolerance for the determinant of the 3 x 3 correlation matrix: correlations computed from data
-# can give a determinant of -1e-17 where the exact value is 0.
-_DET_TOLERANCE = 1e-12
-# A correlation computed from data this close to +-1 is a perfect correlation up to rounding.
-_PERFECT = 1.0 - 1e-12
+# check_correlation, check_sample_size (sts_extras._validation) and check_correlation_matrix,
+# check_not_perfect, correlation_matrix, statistic_pvalue (sts_extras.stats._common) are shared
+# with power.py and model_comparison.py; imported above, they stay importable from here.
 
 
 # --------------------------------------------------------------------------------------------
-# Shared helpers
+# Intervals (Zou 2007)
 # --------------------------------------------------------------------------------------------
-def statistic_pvalue(statistic: float, alternative: str, df: float | None = None) -> float:
-    """p-value of a z (``df=None``) or t statistic; 'greater' means H1: rho_1 > rho_2."""
-    dist = stats.norm if df is None else stats.t(df)
-    if alternative == "greater":
-        return float(dist.sf(statistic))
-    if alternative == "less":
-        return float(dist.cdf(statistic))
-    return float(min(1.0, 2.0 * dist.sf(abs(statistic))))
-
-
-def check_correlation(value: Any, name: str) -> float:
-    """A correlation coefficient strictly inside (-1, 1) (Fisher's z of +-1 is infinite)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise UserInputTypeError(f"`{name}` must be a real number in (-1, 1), got {value!r}.")
-    value = float(value)
-    if not math.isfinite(value) or not -1.0 < value < 1.0:
-        raise UserInputError(
-            f"`{name}` must lie strictly between -1 and 1 (Fisher's z and the tests' variances "
-            f"are undefined at |r| = 1), got {value}."
-        )
-    return value
-
-
-def check_sample_size(value: Any, name: str = "n") -> int:
-    """Sample size as int, at least 4 (every test divides by n - 3)."""
-    if isinstance(value, bool) or not isinstance(value, (Integral, Real)):
-        raise UserInputTypeError(f"`{name}` must be an integer, got {value!r}.")
-    if (
-        isinstance(value, Real)
-        and not isinstance(value, Integral)
-        and not float(value).is_integer()
-    ):
-        raise UserInputTypeError(f"`{name}` must be an integer, got {value!r}.")
-    value = int(value) if isinstance(value, Integral) else int(float(value))
-    if value < 4:
-        raise UserInputError(
-            f"`{name}` must be at least 4 (the tests divide by n - 3), got {value}."
-        )
-    return value
-
-
 def _fisher_interval(r: float, n: int, z_crit: float) -> tuple[float, float]:
     """Fisher-z confidence limits (l, u) of one correlation (Zou 2007, p. 406)."""
     half = z_crit / math.sqrt(n - 3)
@@ -152,6 +120,36 @@ def _critical_z(confidence_level: float) -> float:
     return float(special.ndtri(0.5 + confidence_level / 2.0))
 
 
+def zou_dependent_interval(
+    r1: float, r2: float, r12: float, n: int, confidence_level: float
+) -> tuple[float, float]:
+    """Zou's (2007) interval of ``r1 - r2`` for two overlapping dependent correlations.
+
+    Two-sided at ``confidence_level``, whatever the test's alternative. Zou, G. Y. (2007).
+    Toward using confidence intervals to compare correlations. Psychological Methods 12(4),
+    399-413, p. 409.
+    """
+    level = check_open_unit_interval(confidence_level, "confidence_level")
+    z_crit = _critical_z(level)
+    l1, u1 = _fisher_interval(r1, n, z_crit)
+    l2, u2 = _fisher_interval(r2, n, z_crit)
+    # Correlation between r1 and r2 (Zou 2007, p. 409; r_jk, r_jh, r_kh there).
+    c = ((r12 - 0.5 * r1 * r2) * (1 - r1**2 - r2**2 - r12**2) + r12**3) / (
+        (1 - r1**2) * (1 - r2**2)
+    )
+    return _zou_interval(r1, l1, u1, r2, l2, u2, c)
+
+
+def zou_independent_interval(
+    r1: float, n1: int, r2: float, n2: int, confidence_level: float
+) -> tuple[float, float]:
+    """Zou's (2007, p. 406) interval of ``r1 - r2`` for correlations of independent samples."""
+    z_crit = _critical_z(check_open_unit_interval(confidence_level, "confidence_level"))
+    l1, u1 = _fisher_interval(r1, n1, z_crit)
+    l2, u2 = _fisher_interval(r2, n2, z_crit)
+    return _zou_interval(r1, l1, u1, r2, l2, u2, 0.0)
+
+
 # --------------------------------------------------------------------------------------------
 # Dependent, overlapping correlations
 # --------------------------------------------------------------------------------------------
@@ -162,13 +160,18 @@ class DependentCorrelationResult:
     Attributes
     ----------
     statistic : float
-        z (or t for ``williams1959``, ``hotelling1940``, ``hendrickson1970``); positive when
-        ``r1 > r2`` (system 1 correlates better with the references).
+        The test statistic: z (or t for ``williams1959``, ``hotelling1940``,
+        ``hendrickson1970``); positive when ``r1 > r2`` (system 1 correlates better with the
+        references).
     pvalue : float
         p-value for ``alternative``.
+    confidence_interval : ConfidenceInterval
+        Zou's (2007) interval ``(low, high)`` of ``r1 - r2`` at ``confidence_level``
+        (two-sided, whatever ``alternative`` is). Calling it, as the method of sts-extras 0.2,
+        still works until 0.4 with a ``DeprecationWarning``.
     r1, r2, r12 : float
-        r_jk = r(references, predictions1), r_jh = r(references, predictions2) and
-        r_kh = r(predictions1, predictions2).
+        r1 = r(references, predictions1), r2 = r(references, predictions2) and
+        r12 = r(predictions1, predictions2) (cocor's r_jk, r_jh, r_kh).
     n : int
         Number of items.
     method, alternative : str
@@ -176,13 +179,14 @@ class DependentCorrelationResult:
     df : float or None
         Degrees of freedom (n - 3) for the t tests, ``None`` for z tests.
     confidence_level : float
-        Default level of :meth:`confidence_interval`.
+        Level of ``confidence_interval``.
     correlation : str or None
         ``"pearson"``/``"spearman"`` when computed from data, ``None`` when r's were given.
     """
 
     statistic: float
     pvalue: float
+    confidence_interval: ConfidenceInterval
     r1: float
     r2: float
     r12: float
@@ -198,139 +202,121 @@ class DependentCorrelationResult:
         """r1 - r2."""
         return self.r1 - self.r2
 
-    def confidence_interval(self, confidence_level: float | None = None) -> tuple[float, float]:
-        """Zou's (2007) interval of ``r1 - r2`` (two-sided, whatever ``alternative`` was).
 
-        Zou, G. Y. (2007). Toward using confidence intervals to compare correlations.
-        Psychological Methods 12(4), 399-413, p. 409 (overlapping dependent correlations).
-        """
-        level = self.confidence_level if confidence_level is None else confidence_level
-        level = check_open_unit_interval(level, "confidence_level")
-        z_crit = _critical_z(level)
-        l1, u1 = _fisher_interval(self.r1, self.n, z_crit)
-        l2, u2 = _fisher_interval(self.r2, self.n, z_crit)
-        r_jk, r_jh, r_kh = self.r1, self.r2, self.r12
-        # Correlation between r_jk and r_jh (Zou 2007, p. 409).
-        c = ((r_kh - 0.5 * r_jk * r_jh) * (1 - r_jk**2 - r_jh**2 - r_kh**2) + r_kh**3) / (
-            (1 - r_jk**2) * (1 - r_jh**2)
-        )
-        return _zou_interval(r_jk, l1, u1, r_jh, l2, u2, c)
-
-
-def check_correlation_matrix(r_jk: float, r_jh: float, r_kh: float) -> None:
-    """Raise ``UserInputError`` unless the three correlations form a valid correlation matrix."""
-    det = 1 + 2 * r_jk * r_jh * r_kh - r_jk**2 - r_jh**2 - r_kh**2
-    if det < -_DET_TOLERANCE:
-        raise UserInputError(
-            "(r_jk, r_jh, r_kh) is not a valid correlation matrix: its determinant "
-            f"1 + 2 r_jk r_jh r_kh - r_jk^2 - r_jh^2 - r_kh^2 must be >= 0 (positive "
-            f"semi-definite), got {det:.6g} for (r_jk, r_jh, r_kh) = ({r_jk}, {r_jh}, {r_kh})."
-        )
-
-
-def _dependent_iv(r_jk, r_jh, r_kh, n, method, alternative, confidence_level):
-    r_jk = check_correlation(r_jk, "r_jk")
-    r_jh = check_correlation(r_jh, "r_jh")
-    r_kh = check_correlation(r_kh, "r_kh")
-    n = check_sample_size(n)
+def _dependent_iv(
+    r1: object,
+    r2: object,
+    r12: object,
+    n: object,
+    method: object,
+    alternative: object,
+    confidence_level: object,
+) -> tuple[float, float, float, int, str, str, float]:
+    values = (
+        check_correlation(r1, "r1"),
+        check_correlation(r2, "r2"),
+        check_correlation(r12, "r12"),
+    )
+    size = check_sample_size(n)
     method = check_choice(method, "method", DEPENDENT_METHODS)
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-    confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
-    check_correlation_matrix(r_jk, r_jh, r_kh)
-    return r_jk, r_jh, r_kh, n, method, alternative, confidence_level
+    level = check_open_unit_interval(confidence_level, "confidence_level")
+    check_correlation_matrix(*values)
+    return (*values, size, method, alternative, level)
 
 
-def dependent_statistic(method: str, r_jk: float, r_jh: float, r_kh: float, n: int) -> float:
+def dependent_statistic(method: str, r1: float, r2: float, r12: float, n: int) -> float:
     """Test statistic of ``method`` for valid inputs (see :func:`dependent_correlation_test`).
 
     Formulas as in cocor's documentation [1] and the papers. Each branch gives the difference (of
     r's or of Fisher z's) and the variance it is divided by. Raises ``UserInputError`` where the
     method's variance is undefined.
     """
-    det = max(0.0, 1 + 2 * r_jk * r_jh * r_kh - r_jk**2 - r_jh**2 - r_kh**2)
-    z_diff = math.atanh(r_jk) - math.atanh(r_jh)
+    det = max(0.0, 1 + 2 * r1 * r2 * r12 - r1**2 - r2**2 - r12**2)
+    z_diff = math.atanh(r1) - math.atanh(r2)
     if method in ("dunn1969", "steiger1980", "hittner2003"):
         if method == "dunn1969":
             # Dunn & Clark (1969), eq. 15 with the covariance of eq. 8.
-            c = (
-                r_kh * (1 - r_jk**2 - r_jh**2)
-                - 0.5 * r_jk * r_jh * (1 - r_jk**2 - r_jh**2 - r_kh**2)
-            ) / ((1 - r_jk**2) * (1 - r_jh**2))
+            c = (r12 * (1 - r1**2 - r2**2) - 0.5 * r1 * r2 * (1 - r1**2 - r2**2 - r12**2)) / (
+                (1 - r1**2) * (1 - r2**2)
+            )
         else:
             # Steiger (1980), eq. 14 with eq. 10 at the pooled r; Hittner, May & Silver (2003)
             # pool as tanh of the mean Fisher z (Silver & Dunlap 1987, eq. 4).
             if method == "steiger1980":
-                rp = (r_jk + r_jh) / 2
+                rp = (r1 + r2) / 2
             else:
-                rp = math.tanh((math.atanh(r_jk) + math.atanh(r_jh)) / 2)
-            c = (r_kh * (1 - 2 * rp**2) - 0.5 * rp**2 * (1 - 2 * rp**2 - r_kh**2)) / (
+                rp = math.tanh((math.atanh(r1) + math.atanh(r2)) / 2)
+            c = (r12 * (1 - 2 * rp**2) - 0.5 * rp**2 * (1 - 2 * rp**2 - r12**2)) / (
                 (1 - rp**2) ** 2
             )
         difference, variance = z_diff, (2 - 2 * c) / (n - 3)
     elif method == "meng1992":
         # Meng, Rosenthal & Rubin (1992), eqs. 1-3; f is capped at 1.
-        r2_mean = (r_jk**2 + r_jh**2) / 2
-        f = min(1.0, (1 - r_kh) / (2 * (1 - r2_mean)))
-        h = (1 - f * r2_mean) / (1 - r2_mean)
-        difference, variance = z_diff, 2 * (1 - r_kh) * h / (n - 3)
+        mean_square = (r1**2 + r2**2) / 2
+        f = min(1.0, (1 - r12) / (2 * (1 - mean_square)))
+        h = (1 - f * mean_square) / (1 - mean_square)
+        difference, variance = z_diff, 2 * (1 - r12) * h / (n - 3)
     elif method == "williams1959":
         # Williams (1959) as in Steiger (1980), eq. 7 ("standard Williams' t", Hittner et al. 2003).
-        r_mean = (r_jk + r_jh) / 2
-        denominator = 2 * ((n - 1) / (n - 3)) * det + r_mean**2 * (1 - r_kh) ** 3
-        difference, variance = r_jk - r_jh, denominator / ((n - 1) * (1 + r_kh))
+        r_mean = (r1 + r2) / 2
+        denominator = 2 * ((n - 1) / (n - 3)) * det + r_mean**2 * (1 - r12) ** 3
+        difference, variance = r1 - r2, denominator / ((n - 1) * (1 + r12))
     elif method in ("hotelling1940", "hendrickson1970"):
         # Hotelling (1940), p. 278, eq. 7; Hendrickson, Stanley & Hills (1970), p. 193.
         extra = 0.0
         if method == "hendrickson1970":
-            extra = (r_jk - r_jh) ** 2 * (1 - r_kh) ** 3 / (4 * (n - 1))
+            extra = (r1 - r2) ** 2 * (1 - r12) ** 3 / (4 * (n - 1))
         if det <= 0.0 and extra <= 0.0:
             raise UserInputError(
                 f"method={method!r} is undefined for a singular correlation matrix (determinant "
                 f"{det:.3g}); use another method."
             )
-        difference, variance = r_jk - r_jh, (2 * det + extra) / ((n - 3) * (1 + r_kh))
+        difference, variance = r1 - r2, (2 * det + extra) / ((n - 3) * (1 + r12))
     elif method == "olkin1967":
         # Olkin (1967) as corrected by Hendrickson & Collins (1970); Glass & Stanley (1970), 14.19.
         psi = (
-            (1 - r_jk**2) ** 2
-            + (1 - r_jh**2) ** 2
-            - 2 * r_kh**3
-            - (2 * r_kh - r_jk * r_jh) * (1 - r_kh**2 - r_jk**2 - r_jh**2)
+            (1 - r1**2) ** 2
+            + (1 - r2**2) ** 2
+            - 2 * r12**3
+            - (2 * r12 - r1 * r2) * (1 - r12**2 - r1**2 - r2**2)
         )
-        difference, variance = r_jk - r_jh, psi / n
+        difference, variance = r1 - r2, psi / n
     else:
         # pearson1898: Pearson & Filon (1898); Steiger (1980), eqs. 3-4.
-        k = r_kh * (1 - r_jk**2 - r_jh**2) - 0.5 * r_jk * r_jh * (1 - r_jk**2 - r_jh**2 - r_kh**2)
-        difference, variance = r_jk - r_jh, ((1 - r_jk**2) ** 2 + (1 - r_jh**2) ** 2 - 2 * k) / n
+        k = r12 * (1 - r1**2 - r2**2) - 0.5 * r1 * r2 * (1 - r1**2 - r2**2 - r12**2)
+        difference, variance = r1 - r2, ((1 - r1**2) ** 2 + (1 - r2**2) ** 2 - 2 * k) / n
     if not variance > 0.0:
         raise UserInputError(
             f"method={method!r} is undefined here: the estimated variance of the difference is "
-            f"{variance:.3g} for (r_jk, r_jh, r_kh) = ({r_jk}, {r_jh}, {r_kh}), n = {n} (the "
+            f"{variance:.3g} for (r1, r2, r12) = ({r1}, {r2}, {r12}), n = {n} (the "
             "two systems are (almost) perfectly correlated)."
         )
     return difference / math.sqrt(variance)
 
 
+@renamed_keywords(r_jk="r1", r_jh="r2", r_kh="r12")
 def dependent_correlation_test(
-    r_jk: float,
-    r_jh: float,
-    r_kh: float,
+    r1: float,
+    r2: float,
+    r12: float,
     n: int,
     *,
     method: str = "steiger1980",
     alternative: str = "two-sided",
     confidence_level: float = 0.95,
 ) -> DependentCorrelationResult:
-    r"""Test whether two correlations sharing variable ``j`` differ (H0: rho_jk = rho_jh).
+    r"""Test whether two correlations sharing the references differ (H0: rho1 = rho2).
 
     Parameters
     ----------
-    r_jk : float
-        Correlation of the shared variable ``j`` (the references) with ``k`` (system 1).
-    r_jh : float
-        Correlation of ``j`` with ``h`` (system 2).
-    r_kh : float
-        Correlation of the two systems with each other.
+    r1 : float
+        Correlation of the references with system 1 (cocor's r_jk: ``j`` the shared variable,
+        ``k`` system 1). The old keyword ``r_jk=`` still works until sts-extras 0.4.
+    r2 : float
+        Correlation of the references with system 2 (cocor's r_jh; old keyword ``r_jh=``).
+    r12 : float
+        Correlation of the two systems with each other (cocor's r_kh; old keyword ``r_kh=``).
     n : int
         Number of items the correlations were computed on (at least 4).
     method : str, default "steiger1980"
@@ -339,14 +325,15 @@ def dependent_correlation_test(
         reproduces the numbers printed in the STSS-131 report; ``"williams1959"``,
         ``"hotelling1940"`` and ``"hendrickson1970"`` are t tests with n - 3 degrees of freedom.
     alternative : {"two-sided", "greater", "less"}
-        ``"greater"``: rho_jk > rho_jh (system 1 better).
+        ``"greater"``: rho1 > rho2 (system 1 better).
     confidence_level : float, default 0.95
-        Level of the Zou (2007) interval given by ``result.confidence_interval()``.
+        Level of Zou's (2007) interval of r1 - r2, ``result.confidence_interval``.
 
     Returns
     -------
     DependentCorrelationResult
-        ``statistic``, ``pvalue``, ``r1`` (= r_jk), ``r2`` (= r_jh), ``r12`` (= r_kh), ``n``, ...
+        ``statistic`` (z or t), ``pvalue``, ``confidence_interval`` (``.low``, ``.high``),
+        ``r1``, ``r2``, ``r12``, ``n``, ...
 
     Raises
     ------
@@ -404,20 +391,23 @@ def dependent_correlation_test(
     >>> res = dependent_correlation_test(0.636, 0.693, 0.52, 64, method="meng1992")
     >>> round(res.statistic, 3), round(res.pvalue, 4)
     (-0.677, 0.4986)
-    >>> [round(x, 3) for x in res.confidence_interval()]
+    >>> [round(x, 3) for x in res.confidence_interval]
     [-0.232, 0.11]
     """
-    r_jk, r_jh, r_kh, n, method, alternative, confidence_level = _dependent_iv(
-        r_jk, r_jh, r_kh, n, method, alternative, confidence_level
+    r1, r2, r12, n, method, alternative, confidence_level = _dependent_iv(
+        r1, r2, r12, n, method, alternative, confidence_level
     )
-    statistic = dependent_statistic(method, r_jk, r_jh, r_kh, n)
+    statistic = dependent_statistic(method, r1, r2, r12, n)
     df = float(n - 3) if method in T_METHODS else None
     return DependentCorrelationResult(
         statistic=float(statistic),
         pvalue=statistic_pvalue(statistic, alternative, df),
-        r1=r_jk,
-        r2=r_jh,
-        r12=r_kh,
+        confidence_interval=levelled_interval(
+            functools.partial(zou_dependent_interval, r1, r2, r12, n), confidence_level
+        ),
+        r1=r1,
+        r2=r2,
+        r12=r12,
         n=n,
         method=method,
         alternative=alternative,
@@ -426,39 +416,10 @@ def dependent_correlation_test(
     )
 
 
-def correlation_matrix(columns: np.ndarray, correlation: str) -> np.ndarray:
-    """Pearson or Spearman (Pearson of average ranks) matrix of the rows of ``columns``.
-
-    Each row is scaled by a power of two first (exact), so extreme magnitudes cannot overflow.
-    """
-    if correlation == "spearman":
-        columns = stats.rankdata(columns, axis=1)
-    return np.corrcoef(np.vstack([unit_scaled(row) for row in columns]))
-
-
-def check_not_perfect(r_jk: float, r_jh: float, r_kh: float, correlation: str) -> None:
-    """Raise ``UserInputError`` when correlations computed from data are +-1 up to rounding."""
-    for value, name in (
-        (r_jk, "r(references, predictions1)"),
-        (r_jh, "r(references, predictions2)"),
-    ):
-        if abs(value) >= _PERFECT:
-            raise UserInputError(
-                f"{name} = {value}: a perfect correlation leaves nothing to test (Fisher's z is "
-                "infinite)."
-            )
-    if abs(r_kh) >= _PERFECT:
-        raise UserInputError(
-            f"r(predictions1, predictions2) = {r_kh}: the two systems are perfectly "
-            f"{'' if r_kh > 0 else 'anti-'}correlated ({correlation}), so their correlations with "
-            "the references are equal up to sign and the test is undefined."
-        )
-
-
 def compare_dependent_correlations(
-    predictions1: Any,
-    predictions2: Any,
-    references: Any,
+    predictions1: ArrayLike,
+    predictions2: ArrayLike,
+    references: ArrayLike,
     *,
     method: str = "steiger1980",
     correlation: str = "pearson",
@@ -469,7 +430,7 @@ def compare_dependent_correlations(
 
     Computes r1 = r(predictions1, references), r2 = r(predictions2, references) and
     r12 = r(predictions1, predictions2), then runs :func:`dependent_correlation_test` with
-    (r_jk, r_jh, r_kh) = (r1, r2, r12) and ``n`` = number of items.
+    these ``r1, r2, r12`` and ``n`` = number of items.
 
     Parameters
     ----------
@@ -512,12 +473,12 @@ def compare_dependent_correlations(
     for array, name in ((p1, "predictions1"), (p2, "predictions2"), (ref, "references")):
         check_not_constant(array, name, what="the correlation")
     matrix = correlation_matrix(np.vstack([ref, p1, p2]), correlation)
-    r_jk, r_jh, r_kh = float(matrix[0, 1]), float(matrix[0, 2]), float(matrix[1, 2])
-    check_not_perfect(r_jk, r_jh, r_kh, correlation)
+    r1, r2, r12 = float(matrix[0, 1]), float(matrix[0, 2]), float(matrix[1, 2])
+    check_not_perfect(r1, r2, r12, correlation)
     result = dependent_correlation_test(
-        r_jk,
-        r_jh,
-        r_kh,
+        r1,
+        r2,
+        r12,
         p1.size,
         method=method,
         alternative=alternative,
@@ -536,17 +497,20 @@ class IndependentCorrelationResult:
     Attributes
     ----------
     statistic : float
-        z, positive when ``r1 > r2``.
+        The test statistic z, positive when ``r1 > r2``.
     pvalue : float
+    confidence_interval : ConfidenceInterval
+        Zou's (2007, p. 406) interval ``(low, high)`` of ``r1 - r2`` at ``confidence_level``.
     r1, r2 : float
     n1, n2 : int
     alternative : str
     confidence_level : float
-        Default level of :meth:`confidence_interval`.
+        Level of ``confidence_interval``.
     """
 
     statistic: float
     pvalue: float
+    confidence_interval: ConfidenceInterval
     r1: float
     n1: int
     r2: float
@@ -558,14 +522,6 @@ class IndependentCorrelationResult:
     def difference(self) -> float:
         """r1 - r2."""
         return self.r1 - self.r2
-
-    def confidence_interval(self, confidence_level: float | None = None) -> tuple[float, float]:
-        """Zou's (2007, p. 406) interval of ``r1 - r2`` for independent correlations."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        z_crit = _critical_z(check_open_unit_interval(level, "confidence_level"))
-        l1, u1 = _fisher_interval(self.r1, self.n1, z_crit)
-        l2, u2 = _fisher_interval(self.r2, self.n2, z_crit)
-        return _zou_interval(self.r1, l1, u1, self.r2, l2, u2, 0.0)
 
 
 def independent_correlation_test(
@@ -592,7 +548,7 @@ def independent_correlation_test(
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: rho_1 > rho_2.
     confidence_level : float, default 0.95
-        Level of Zou's interval from ``result.confidence_interval()``.
+        Level of Zou's interval of r1 - r2, ``result.confidence_interval``.
 
     Returns
     -------
@@ -625,6 +581,9 @@ def independent_correlation_test(
     return IndependentCorrelationResult(
         statistic=float(statistic),
         pvalue=statistic_pvalue(statistic, alternative),
+        confidence_interval=levelled_interval(
+            functools.partial(zou_independent_interval, r1, n1, r2, n2), confidence_level
+        ),
         r1=r1,
         n1=n1,
         r2=r2,
@@ -644,8 +603,11 @@ class CorrelationGroupResult:
     Attributes
     ----------
     statistic : float
-        t, positive when ``r`` is above the group's mean correlation.
+        The test statistic t, positive when ``r`` is above the group's mean correlation.
     pvalue : float
+    confidence_interval : ConfidenceInterval
+        Interval ``(low, high)`` of ``r - rho_group`` at ``confidence_level`` (a t interval on
+        the test's scale, mapped back to r).
     df : float
         Degrees of freedom (m - 1, or Welch-Satterthwaite with ``sampling_error=True``).
     r : float
@@ -666,6 +628,7 @@ class CorrelationGroupResult:
 
     statistic: float
     pvalue: float
+    confidence_interval: ConfidenceInterval
     df: float
     r: float
     group_mean: float
@@ -677,22 +640,32 @@ class CorrelationGroupResult:
     standard_error: float
     confidence_level: float = 0.95
 
-    def confidence_interval(self, confidence_level: float | None = None) -> tuple[float, float]:
-        """Interval of ``r - rho_group`` (t interval on the test's scale, mapped back to r)."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        level = check_open_unit_interval(level, "confidence_level")
-        half = float(stats.t(self.df).ppf(0.5 + level / 2)) * self.standard_error
-        if self.transform == "fisher":
-            # Interval of the group's rho on Fisher's scale, mapped back; then r minus it.
-            center = math.atanh(self.group_mean)
-            low_rho, high_rho = math.tanh(center - half), math.tanh(center + half)
-            return float(self.r - high_rho), float(self.r - low_rho)
-        return float(self.r - self.group_mean - half), float(self.r - self.group_mean + half)
+
+def group_difference_interval(
+    r: float,
+    group_mean: float,
+    df: float,
+    standard_error: float,
+    transform: str,
+    confidence_level: float,
+) -> tuple[float, float]:
+    """Interval of ``r - rho_group`` of :func:`correlation_vs_group_test` at a level.
+
+    A t interval (``df``, ``standard_error``) on the test's scale, mapped back to r.
+    """
+    level = check_open_unit_interval(confidence_level, "confidence_level")
+    half = float(stats.t(df).ppf(0.5 + level / 2)) * standard_error
+    if transform == "fisher":
+        # Interval of the group's rho on Fisher's scale, mapped back; then r minus it.
+        center = math.atanh(group_mean)
+        low_rho, high_rho = math.tanh(center - half), math.tanh(center + half)
+        return float(r - high_rho), float(r - low_rho)
+    return float(r - group_mean - half), float(r - group_mean + half)
 
 
 def correlation_vs_group_test(
     r: float,
-    group_rs: Any,
+    group_rs: ArrayLike,
     n: int,
     *,
     transform: str = "fisher",
@@ -727,7 +700,7 @@ def correlation_vs_group_test(
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: ``r`` is above the group's mean correlation.
     confidence_level : float, default 0.95
-        Level of ``result.confidence_interval()``, an interval of r - rho_group.
+        Level of ``result.confidence_interval``, an interval of r - rho_group.
 
     Returns
     -------
@@ -778,12 +751,17 @@ def correlation_vs_group_test(
         df = variance**2 / (variance_of_mean**2 / (m - 1))  # Welch-Satterthwaite, own df = inf
     standard_error = math.sqrt(variance)
     statistic = (point - mean) / standard_error
+    group_mean = math.tanh(mean) if transform == "fisher" else mean
+    interval = functools.partial(
+        group_difference_interval, r, group_mean, df, standard_error, transform
+    )
     return CorrelationGroupResult(
         statistic=float(statistic),
         pvalue=statistic_pvalue(statistic, alternative, df),
+        confidence_interval=levelled_interval(interval, confidence_level),
         df=df,
         r=r,
-        group_mean=math.tanh(mean) if transform == "fisher" else mean,
+        group_mean=group_mean,
         group_size=m,
         n=n,
         transform=transform,

@@ -40,6 +40,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from sts_extras._deprecation import renamed_keywords, warn_renamed
 
 __all__ = ["spearman_jackknife"]
 
@@ -179,15 +182,38 @@ def _plus(big: int, small: np.ndarray) -> np.ndarray:
     return (high + small.astype(np.float64)) + low
 
 
-def spearman_jackknife(reference: np.ndarray, predictions: np.ndarray) -> np.ndarray:
-    """(n x m) Spearman correlations of ``reference`` with each system, leaving out each item.
+def _predictions_first(
+    predictions: NDArray[np.float64], references: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(predictions, references), accepting sts-extras 0.2's order (reference, predictions).
+
+    The shapes tell the orders apart when the systems come as an (m x n) array: the references
+    are 1-D. With one system as a 1-D array both are 1-D, and Spearman's rho is symmetric, so
+    either order gives the same numbers and no warning is needed.
+    """
+    if predictions.ndim == 1 and references.ndim == 2:
+        warn_renamed(
+            "spearman_jackknife(reference, predictions)",
+            "spearman_jackknife(predictions, references)",
+            where="spearman_jackknife()",
+            stacklevel=5,  # user -> wrapper -> spearman_jackknife -> here -> warn_renamed
+        )
+        return references, predictions
+    return predictions, references
+
+
+@renamed_keywords(reference="references")
+def spearman_jackknife(predictions: ArrayLike, references: ArrayLike) -> NDArray[np.float64]:
+    """(n x m) Spearman correlations of each system with ``references``, leaving out each item.
 
     Parameters
     ----------
-    reference : numpy.ndarray
-        The n gold scores (n >= 3).
-    predictions : numpy.ndarray
+    predictions : array_like
         (m x n) or (n,) scores of the systems.
+    references : array_like
+        The n gold scores (n >= 3). sts-extras 0.2 named it ``reference`` and took it first:
+        the old keyword and, for several systems, the old order still work until 0.4 with a
+        ``DeprecationWarning`` (for one system the order does not matter: rho is symmetric).
 
     Returns
     -------
@@ -202,11 +228,11 @@ def spearman_jackknife(reference: np.ndarray, predictions: np.ndarray) -> np.nda
     >>> from sts_extras.stats.jackknife import spearman_jackknife
     >>> gold = np.array([1.0, 2.0, 2.0, 4.0, 5.0])
     >>> system = np.array([2.0, 1.0, 3.0, 3.0, 6.0])
-    >>> spearman_jackknife(gold, system)[:, 0].round(4).tolist()
+    >>> spearman_jackknife(system, gold)[:, 0].round(4).tolist()
     [0.8333, 0.9487, 0.8, 0.6325, 0.5]
     """
-    reference = np.asarray(reference)
-    predictions = np.atleast_2d(np.asarray(predictions))
+    predictions, reference = _predictions_first(np.asarray(predictions), np.asarray(references))
+    predictions = np.atleast_2d(predictions)
     n = reference.size
     h = _tie_ranks(reference)
     ch = h.centred

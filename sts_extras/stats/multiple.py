@@ -14,9 +14,8 @@ References
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import as_float_vector, check_choice
 from sts_extras.errors import UserInputError
@@ -38,7 +37,7 @@ ADJUST_METHODS = (
 )
 
 
-def adjust_pvalues(pvalues: Any, method: str = "holm") -> np.ndarray:
+def adjust_pvalues(pvalues: ArrayLike, method: str = "holm") -> NDArray[np.float64]:
     """Adjusted p-values of one family of comparisons.
 
     Parameters
@@ -76,7 +75,7 @@ def adjust_pvalues(pvalues: Any, method: str = "holm") -> np.ndarray:
     return np.asarray(multipletests(p, method=method)[1], dtype=np.float64)
 
 
-def holm_adjust(pvalues: Any) -> np.ndarray:
+def holm_adjust(pvalues: ArrayLike) -> NDArray[np.float64]:
     """Holm's (1979) step-down adjusted p-values.
 
     Parameters

@@ -38,28 +38,27 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy import special, stats
 
 from sts_extras._validation import (
     check_choice,
+    check_correlation,
     check_count,
     check_open_unit_interval,
+    check_sample_size,
     check_seed,
     check_work,
 )
 from sts_extras.errors import UserInputError
 from sts_extras.limits import MAX_SIMULATED_ITEMS, MAX_SIMULATIONS
 from sts_extras.progress import progress_bar
+from sts_extras.stats._common import check_correlation_matrix
 from sts_extras.stats.dependent import (
     ALTERNATIVES,
     DEPENDENT_METHODS,
     T_METHODS,
-    check_correlation,
-    check_correlation_matrix,
-    check_sample_size,
     dependent_statistic,
 )
 
@@ -129,6 +128,7 @@ class SimulatedPower:
     method, alternative : str
     alpha : float
     seed : int or None
+        The seed given, when it was an int (None for None or a Generator).
     """
 
     power: float
@@ -145,7 +145,7 @@ class SimulatedPower:
     seed: int | None
 
 
-def _options(method: Any, alpha: Any, alternative: Any) -> tuple[str, float, str]:
+def _options(method: object, alpha: object, alternative: object) -> tuple[str, float, str]:
     return (
         check_choice(method, "method", DEPENDENT_METHODS),
         check_open_unit_interval(alpha, "alpha"),
@@ -153,7 +153,7 @@ def _options(method: Any, alpha: Any, alternative: Any) -> tuple[str, float, str
     )
 
 
-def _correlations(r1: Any, r2: Any, r12: Any) -> tuple[float, float, float]:
+def _correlations(r1: object, r2: object, r12: object) -> tuple[float, float, float]:
     values = (
         check_correlation(r1, "r1"),
         check_correlation(r2, "r2"),
@@ -200,7 +200,9 @@ def _z_covariance(r1: float, r2: float, r12: float) -> np.ndarray:
     return psi / np.outer(scale, scale)
 
 
-def _normal_approximation(method: str, r1: float, r2: float, r12: float, n: int):
+def _normal_approximation(
+    method: str, r1: float, r2: float, r12: float, n: int
+) -> tuple[float, float]:
     """(mean, sd) of the statistic by the delta method in Fisher's z."""
     z = np.arctanh([r1, r2, r12])
     gradient = np.empty(3)
@@ -216,7 +218,9 @@ def _normal_approximation(method: str, r1: float, r2: float, r12: float, n: int)
     return dependent_statistic(method, r1, r2, r12, n), math.sqrt(max(variance, 0.0))
 
 
-def _power(method: str, alpha: float, alternative: str, r1: float, r2: float, r12: float, n: int):
+def _power(
+    method: str, alpha: float, alternative: str, r1: float, r2: float, r12: float, n: int
+) -> tuple[float, float, float, float]:
     mean, sd = _normal_approximation(method, r1, r2, r12, n)
     critical = _critical_value(method, alpha, alternative, n)
     upper = float(special.ndtr((mean - critical) / sd)) if sd > 0 else float(mean > critical)
@@ -358,7 +362,7 @@ def required_sample_size(
     return high
 
 
-def _target_power(power: Any, alpha: float) -> float:
+def _target_power(power: object, alpha: float) -> float:
     target = check_open_unit_interval(power, "power")
     if target <= alpha:
         raise UserInputError(
@@ -436,7 +440,7 @@ def minimal_detectable_delta(
     return high
 
 
-def check_simulation_count(n_simulations: Any, n: int, name: str = "n_simulations") -> int:
+def check_simulation_count(n_simulations: object, n: int, name: str = "n_simulations") -> int:
     """``n_simulations`` if it is an int in [1, :data:`~sts_extras.limits.MAX_SIMULATIONS`] and
     ``n_simulations * n`` is at most :data:`~sts_extras.limits.MAX_SIMULATED_ITEMS`; checked
     before any sample is drawn (a :class:`~sts_extras.errors.UserInputError` otherwise)."""
@@ -490,7 +494,7 @@ def simulate_power(
     alpha: float = 0.05,
     alternative: str = "two-sided",
     n_simulations: int = 10000,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     progress: bool = False,
 ) -> SimulatedPower:
     """Monte-Carlo power: draw samples of n trivariate-normal items and run the test on each.
@@ -506,7 +510,8 @@ def simulate_power(
     n_simulations : int, default 10000
         At most :data:`~sts_extras.limits.MAX_SIMULATIONS`, and ``n_simulations * n`` at most
         :data:`~sts_extras.limits.MAX_SIMULATED_ITEMS` (checked before any work).
-    seed : int or None, default 0
+    seed : None, int or numpy.random.Generator, default 0
+        Seed of the simulated samples (same seed, same power); a Generator is used as it is.
     progress : bool, default False
         Show a progress bar over the simulations (stderr).
 

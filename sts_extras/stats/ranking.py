@@ -23,9 +23,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import (
     as_paired_vectors,
@@ -77,7 +78,7 @@ class WeightedRankCorrelationResult:
 # --------------------------------------------------------------------------------------------
 
 
-def _check_n0(n0: Any) -> float:
+def _check_n0(n0: object) -> float:
     if isinstance(n0, bool) or not isinstance(n0, Real):
         raise UserInputTypeError(f"`n0` must be a non-negative number (or math.inf), got {n0!r}.")
     value = float(n0)
@@ -86,7 +87,9 @@ def _check_n0(n0: Any) -> float:
     return value
 
 
-def _weighted_rank_correlation_iv(predictions: Any, references: Any, n0: Any):
+def _weighted_rank_correlation_iv(
+    predictions: ArrayLike, references: ArrayLike, n0: object
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     predictions, references = as_paired_vectors(3, predictions=predictions, references=references)
     check_not_constant(references, "references", what="a rank correlation")
     check_not_constant(predictions, "predictions", what="a rank correlation")
@@ -463,7 +466,9 @@ def _tau_w(parts: _TauParts, discordant: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def top_rank_weights(predictions: Any, references: Any, *, n0: float = 2) -> np.ndarray:
+def top_rank_weights(
+    predictions: ArrayLike, references: ArrayLike, *, n0: float = 2
+) -> NDArray[np.float64]:
     r"""Normalised additive item weights of Lombardo et al. (2020), eq. 9.
 
     Parameters
@@ -492,7 +497,7 @@ def top_rank_weights(predictions: Any, references: Any, *, n0: float = 2) -> np.
     return _weights_from_ranks(_best_first(ranks[0]), _best_first(ranks[1]), n0)
 
 
-def weighted_kendall_tau(x: Any, y: Any, weights: Any) -> float:
+def weighted_kendall_tau(x: ArrayLike, y: ArrayLike, weights: ArrayLike) -> float:
     r"""Weighted Kendall τ with product pair weights and Kendall's Γ normaliser, in O(n log n).
 
     .. math::
@@ -554,7 +559,7 @@ def weighted_kendall_tau(x: Any, y: Any, weights: Any) -> float:
 
 
 def weighted_rank_correlation(
-    predictions: Any, references: Any, *, n0: float = 2
+    predictions: ArrayLike, references: ArrayLike, *, n0: float = 2
 ) -> WeightedRankCorrelationResult:
     r"""Top-rank-weighted Spearman ρ_w and Kendall τ_w of Lombardo et al. (2020), §3.
 

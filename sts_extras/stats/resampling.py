@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special
 
 from sts_extras._validation import unit_scaled
@@ -103,7 +103,14 @@ def resample_counts(rng: np.random.Generator, n_resamples: int, n: int) -> Itera
         yield draw_counts(rng, rows, n, out=buffer[:rows])
 
 
-def _pearson_from_sums(count, sx, sy, sxx, syy, sxy):
+def _pearson_from_sums(
+    count: float,
+    sx: NDArray[np.float64],
+    sy: NDArray[np.float64],
+    sxx: NDArray[np.float64],
+    syy: NDArray[np.float64],
+    sxy: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Pearson r from (weighted) sums; ``count`` = total weight. Works on arrays."""
     cov = count * sxy - sx * sy
     var_x = count * sxx - sx * sx
@@ -127,7 +134,9 @@ def _is_constant_rows(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
     return high == low
 
 
-def _constant_mask(counts: np.ndarray, reference: np.ndarray, predictions: np.ndarray):
+def _constant_mask(
+    counts: NDArray[np.float64], reference: NDArray[np.float64], predictions: NDArray[np.float64]
+) -> NDArray[np.bool_]:
     """(rows x m) True where the reference or system k is constant in the resample."""
     constant = np.empty((counts.shape[0], predictions.shape[0]), dtype=bool)
     reference_constant = _is_constant_rows(counts, reference)
@@ -162,7 +171,9 @@ class PearsonCorrelations:
         # column-major one, which would change the last bits.
         self.design = np.ascontiguousarray(np.column_stack([h, x.T, h * h, (x * x).T, (h * x).T]))
 
-    def _from_sums(self, count: float, sums: np.ndarray):
+    def _from_sums(
+        self, count: float, sums: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         m = self.m
         sh, sx = sums[..., :1], sums[..., 1 : 1 + m]
         shh, sxx, shx = (
@@ -286,9 +297,9 @@ def _rank_correlations(
     weights: np.ndarray,
     count: float,
     rh: np.ndarray,
-    rxs: Iterable[np.ndarray],
+    rxs: Iterable[NDArray[np.float64]],
     buffers: _Buffers,
-):
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Weighted Pearson r of the reference ranks ``rh`` with each system's ranks in ``rxs``."""
     rows, n = weights.shape
     weighted_h = np.multiply(weights, rh, out=buffers("weighted_h", rows, n))
@@ -357,11 +368,11 @@ class SpearmanCorrelations:
 
         See :func:`~sts_extras.stats.jackknife.spearman_jackknife`.
         """
-        return spearman_jackknife(self.reference, self.predictions)
+        return spearman_jackknife(self.predictions, self.reference)
 
 
 #: Correlation engine of each bootstrap statistic.
-CORRELATION_ENGINES: dict[str, Any] = {
+CORRELATION_ENGINES: dict[str, type[PearsonCorrelations] | type[SpearmanCorrelations]] = {
     "pearson": PearsonCorrelations,
     "spearman": SpearmanCorrelations,
 }
@@ -370,7 +381,7 @@ CORRELATION_ENGINES: dict[str, Any] = {
 class PearsonDelta:
     """r(h, a) and r(h, b) of count-weighted resamples, and the jackknife of r(h, a) - r(h, b)."""
 
-    engine_class: Any = PearsonCorrelations
+    engine_class: type[PearsonCorrelations] | type[SpearmanCorrelations] = PearsonCorrelations
 
     def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray):
         self.engine = self.engine_class(h, np.vstack([a, b]))

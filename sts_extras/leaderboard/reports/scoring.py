@@ -16,10 +16,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from sts_extras._deprecation import renamed_keywords
 from sts_extras._validation import (
     as_float_vector,
     check_choice,
@@ -30,8 +31,13 @@ from sts_extras._validation import (
 from sts_extras.errors import UserInputError
 
 if TYPE_CHECKING:
-    from sts_extras.stats.model_comparison import MeanRankResult, ModelComparisonResult
+    from sts_extras.stats.model_comparison import (
+        MeanRankResult,
+        ModelComparisonResult,
+        PairComparison,
+    )
     from sts_extras.stats.ranking import WeightedRankCorrelationResult
+    from sts_extras.stats.results import ConfidenceInterval
 
 __all__ = [
     "ComparisonStats",
@@ -41,6 +47,7 @@ __all__ = [
     "ModelTaskStats",
     "TaskScores",
     "inseparable_groups",
+    "pair_record",
     "score_leaderboard",
 ]
 
@@ -150,7 +157,8 @@ ModelTaskRow = ModelTaskStats | ModelTaskFailure
 class ComparisonStats:
     """One model against the baseline on one unit: Δr = r(model) − r(baseline).
 
-    ``ci_low``/``ci_high`` is the BCa bootstrap interval of Δr and ``bca_significant`` says
+    ``ci_low``/``ci_high`` is the BCa bootstrap interval of Δr (the keys of ``leaderboard.json``;
+    also ``confidence_interval``, as the statistics' results) and ``bca_significant`` says
     whether it excludes 0; ``statistic``/``pvalue`` are the test of the two dependent
     correlations (``settings["dependent_test"]``, by default Meng, Rosenthal & Rubin's 1992 z;
     positive: the model correlates better), ``pvalue_holm`` its adjustment across the comparisons
@@ -173,6 +181,39 @@ class ComparisonStats:
     holm_significant: bool | None = None
     r12: float | None = None
     error: str | None = None
+
+    @property
+    def confidence_interval(self) -> ConfidenceInterval | None:
+        """``(ci_low, ci_high)`` as a :class:`~sts_extras.stats.results.ConfidenceInterval`."""
+        from sts_extras.stats.results import ConfidenceInterval
+
+        if self.ci_low is None or self.ci_high is None:
+            return None
+        return ConfidenceInterval(self.ci_low, self.ci_high)
+
+
+def pair_record(pair: PairComparison) -> dict[str, Any]:
+    """One pair of :attr:`LeaderboardResult.pairwise` as a flat record for ``leaderboard.json``.
+
+    The keys of sts-extras 0.2's records: the pair's fields in order, its interval as
+    ``ci_low``/``ci_high`` (what the leaderboard's readers rely on).
+    """
+    low, high = pair.confidence_interval
+    return {
+        "model1": pair.model1,
+        "model2": pair.model2,
+        "r1": pair.r1,
+        "r2": pair.r2,
+        "r12": pair.r12,
+        "delta": pair.delta,
+        "ci_low": low,
+        "ci_high": high,
+        "significant": pair.significant,
+        "statistic": pair.statistic,
+        "pvalue": pair.pvalue,
+        "pvalue_adjusted": pair.pvalue_adjusted,
+        "error": pair.error,
+    }
 
 
 @dataclass(frozen=True)
@@ -394,7 +435,7 @@ def _compare_task(
     task: TaskScores,
     rows: Mapping[str, ModelTaskRow],
     *,
-    test: str,
+    method: str,
     adjust: str,
     n_resamples: int,
     confidence_level: float,
@@ -414,10 +455,10 @@ def _compare_task(
         return None
     try:
         return compare_models(
-            task.gold,
             {row.model: np.asarray(row.scores) for row in scored},
-            statistic="pearson",
-            method=test,
+            task.gold,
+            correlation="pearson",
+            method=method,
             adjust=adjust,
             n_resamples=n_resamples,
             confidence_level=confidence_level,
@@ -461,7 +502,8 @@ def _baseline_comparison(
     # Pairs run best model first; Δr, its interval and the test statistic change sign with the
     # order, the two-sided p-value does not.
     sign = 1.0 if pair.model1 == model.model else -1.0
-    low, high = (pair.ci_low, pair.ci_high) if sign > 0 else (-pair.ci_high, -pair.ci_low)
+    pair_low, pair_high = pair.confidence_interval
+    low, high = (pair_low, pair_high) if sign > 0 else (-pair_high, -pair_low)
     interval = np.isfinite(low) and np.isfinite(high)
     return ComparisonStats(
         **base,
@@ -476,6 +518,7 @@ def _baseline_comparison(
     )
 
 
+@renamed_keywords(test="method")
 def score_leaderboard(
     tasks: Sequence[TaskScores],
     models: Sequence[str],
@@ -488,7 +531,7 @@ def score_leaderboard(
     alpha: float = 0.05,
     seed: int | None = 0,
     round_scores: bool = False,
-    test: str = "meng1992",
+    method: str = "meng1992",
     adjust: str = "holm",
     progress: bool = False,
 ) -> LeaderboardResult:
@@ -498,7 +541,7 @@ def score_leaderboard(
     bins of the task's scale with the per-bin r (Atoum 2019, Eq. 2-3), and the top-rank-weighted
     ρ_w and τ_w (Lombardo et al. 2020, Eq. 8-9). For each unit, one paired bootstrap shared by
     the models scored on it (:func:`~sts_extras.stats.model_comparison.compare_models`): every
-    pair's Δr with a BCa interval (Efron 1987) and the ``test`` of two dependent correlations
+    pair's Δr with a BCa interval (Efron 1987) and the ``method`` test of two dependent correlations
     (default Meng, Rosenthal & Rubin 1992), ``adjust``-ed over all pairs of the unit; each
     model's rank interval and the win probabilities (Hall & Miller 2009); the minimal detectable
     Δr of the top model. The comparisons with ``baseline`` are those pairs, their p-values
@@ -530,9 +573,10 @@ def score_leaderboard(
         models were run).
     round_scores : bool, default False
         Round the system scores to 3 decimals before any statistic (STSS-131 guidance 4).
-    test : str, default "meng1992"
+    method : str, default "meng1992"
         Test of two dependent correlations, one of
-        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`.
+        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`. The old keyword ``test=`` still
+        works until sts-extras 0.4, with a ``DeprecationWarning``.
     adjust : str, default "holm"
         p-value adjustment, one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`.
     progress : bool, default False
@@ -547,89 +591,156 @@ def score_leaderboard(
     UserInputError
         If ``baseline`` is not one of ``models``, or an option is out of range or unknown.
     """
-    from sts_extras.stats.dependent import DEPENDENT_METHODS
-    from sts_extras.stats.model_comparison import top_model_detectable_deltas
-    from sts_extras.stats.multiple import ADJUST_METHODS
-
-    models = tuple(models)
-    if baseline not in models:
-        raise UserInputError(
-            f"`baseline` must be one of the models {list(models)}; got {baseline!r}."
-        )
-    bins = check_positive_int(bins, "bins")
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
-    confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
-    alpha = check_open_unit_interval(alpha, "alpha")
-    test = check_choice(test, "test", DEPENDENT_METHODS)
-    adjust = check_choice(adjust, "adjust", ADJUST_METHODS)
-    if seed is not None:  # an int, reused by every unit (a Generator would be shared)
-        check_positive_int(seed, "seed", minimum=0)
-
-    stats: list[ModelTaskRow] = []
-    comparisons: list[ComparisonStats] = []
-    pairwise: dict[str, ModelComparisonResult] = {}
-    pairwise_errors: dict[str, str] = {}
-    detectable: dict[str, dict[str, float]] = {}
-    bar = _progress(len(tasks), "Comparing the models", enabled=progress)
-    for task in tasks:
-        rows = _task_rows(task, models, bins=bins, n0=n0, round_scores=round_scores)
-        outcome = _compare_task(
-            task,
-            rows,
-            test=test,
-            adjust=adjust,
-            n_resamples=n_resamples,
-            confidence_level=confidence_level,
-            seed=seed,
-        )
-        comparison = None
-        if isinstance(outcome, str):
-            pairwise_errors[task.name] = outcome
-        elif outcome is not None:
-            comparison = pairwise[task.name] = outcome
-            detectable[task.name] = top_model_detectable_deltas(
-                outcome, power=DETECTABLE_POWER, alpha=alpha
-            )
-        stats.extend(
-            row if isinstance(outcome, str) else _with_rank_interval(row, comparison)
-            for row in rows.values()
-        )
-        task_comparisons = [
-            _baseline_comparison(task, rows[model], rows[baseline], outcome)
-            for model in models
-            if model != baseline
-        ]
-        comparisons.extend(_adjust(task_comparisons, adjust, alpha))
-        bar.update()
-    bar.close()
-    settings = dict(
+    options = _check_options(
+        models,
         baseline=baseline,
         bins=bins,
-        bin_strategy="width",
         n0=n0,
         n_resamples=n_resamples,
         confidence_level=confidence_level,
         alpha=alpha,
         seed=seed,
         round_scores=round_scores,
-        bootstrap="BCa",
-        dependent_test=test,
-        multiple_comparisons=adjust,
-        rank_interval="percentile",
-        detectable_power=DETECTABLE_POWER,
+        method=method,
+        adjust=adjust,
     )
+    scored = _Scored()
+    bar = _progress(len(tasks), "Comparing the models", enabled=progress)
+    for task in tasks:
+        _score_task(task, options, scored)
+        bar.update()
+    bar.close()
     return LeaderboardResult(
         tasks=tuple(tasks),
-        models=models,
+        models=options.models,
         baseline=baseline,
-        stats=tuple(stats),
-        comparisons=tuple(comparisons),
-        settings=settings,
-        pairwise=pairwise,
-        pairwise_errors=pairwise_errors,
-        detectable=detectable,
-        mean_rank=_mean_rank(list(pairwise.values()), len(tasks), confidence_level),
+        stats=tuple(scored.stats),
+        comparisons=tuple(scored.comparisons),
+        settings=options.settings(),
+        pairwise=scored.pairwise,
+        pairwise_errors=scored.pairwise_errors,
+        detectable=scored.detectable,
+        mean_rank=_mean_rank(list(scored.pairwise.values()), len(tasks), options.confidence_level),
     )
+
+
+@dataclass(frozen=True)
+class _Options:
+    """The checked options of :func:`score_leaderboard`."""
+
+    models: tuple[str, ...]
+    baseline: str
+    bins: int
+    n0: float
+    n_resamples: int
+    confidence_level: float
+    alpha: float
+    seed: int | None
+    round_scores: bool
+    method: str
+    adjust: str
+
+    def settings(self) -> dict[str, Any]:
+        """The options as :attr:`LeaderboardResult.settings` records them."""
+        return dict(
+            baseline=self.baseline,
+            bins=self.bins,
+            bin_strategy="width",
+            n0=self.n0,
+            n_resamples=self.n_resamples,
+            confidence_level=self.confidence_level,
+            alpha=self.alpha,
+            seed=self.seed,
+            round_scores=self.round_scores,
+            bootstrap="BCa",
+            dependent_test=self.method,
+            multiple_comparisons=self.adjust,
+            rank_interval="percentile",
+            detectable_power=DETECTABLE_POWER,
+        )
+
+
+def _check_options(models: Sequence[str], **options: Any) -> _Options:
+    """Check the options of :func:`score_leaderboard`: ``UserInputError`` naming the first bad."""
+    from sts_extras.stats.dependent import DEPENDENT_METHODS
+    from sts_extras.stats.multiple import ADJUST_METHODS
+
+    names = tuple(models)
+    baseline = options["baseline"]
+    if baseline not in names:
+        raise UserInputError(
+            f"`baseline` must be one of the models {list(names)}; got {baseline!r}."
+        )
+    # Checked in this order, so the first bad option named is the same as in sts-extras 0.2.
+    bins = check_positive_int(options["bins"], "bins")
+    n_resamples = check_positive_int(options["n_resamples"], "n_resamples")
+    confidence_level = check_open_unit_interval(options["confidence_level"], "confidence_level")
+    alpha = check_open_unit_interval(options["alpha"], "alpha")
+    method = check_choice(options["method"], "method", DEPENDENT_METHODS)
+    adjust = check_choice(options["adjust"], "adjust", ADJUST_METHODS)
+    seed = options["seed"]
+    if seed is not None:  # an int, reused by every unit (a Generator would be shared)
+        check_positive_int(seed, "seed", minimum=0)
+    return _Options(
+        models=names,
+        baseline=baseline,
+        bins=bins,
+        n0=options["n0"],
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        alpha=alpha,
+        seed=seed,
+        round_scores=options["round_scores"],
+        method=method,
+        adjust=adjust,
+    )
+
+
+@dataclass
+class _Scored:
+    """What :func:`score_leaderboard` collects unit by unit."""
+
+    stats: list[ModelTaskRow] = field(default_factory=list)
+    comparisons: list[ComparisonStats] = field(default_factory=list)
+    pairwise: dict[str, ModelComparisonResult] = field(default_factory=dict)
+    pairwise_errors: dict[str, str] = field(default_factory=dict)
+    detectable: dict[str, Mapping[str, float]] = field(default_factory=dict)
+
+
+def _score_task(task: TaskScores, options: _Options, scored: _Scored) -> None:
+    """One unit: the rows, the all-pairs comparison, the detectable Δr, the baseline pairs."""
+    from sts_extras.stats.model_comparison import top_model_detectable_deltas
+
+    rows = _task_rows(
+        task, options.models, bins=options.bins, n0=options.n0, round_scores=options.round_scores
+    )
+    outcome = _compare_task(
+        task,
+        rows,
+        method=options.method,
+        adjust=options.adjust,
+        n_resamples=options.n_resamples,
+        confidence_level=options.confidence_level,
+        seed=options.seed,
+    )
+    comparison = None
+    if isinstance(outcome, str):
+        scored.pairwise_errors[task.name] = outcome
+    elif outcome is not None:
+        comparison = scored.pairwise[task.name] = outcome
+        scored.detectable[task.name] = top_model_detectable_deltas(
+            outcome, power=DETECTABLE_POWER, alpha=options.alpha
+        )
+    scored.stats.extend(
+        row if isinstance(outcome, str) else _with_rank_interval(row, comparison)
+        for row in rows.values()
+    )
+    task_comparisons = [
+        _baseline_comparison(task, rows[model], rows[options.baseline], outcome)
+        for model in options.models
+        if model != options.baseline
+    ]
+    scored.comparisons.extend(_adjust(task_comparisons, options.adjust, options.alpha))
 
 
 def _mean_rank(
@@ -649,10 +760,15 @@ def _adjust(comparisons: list[ComparisonStats], method: str, alpha: float) -> li
     """Adjust the p-values of the comparisons with the baseline on one unit (one family)."""
     from sts_extras.stats.multiple import adjust_pvalues
 
-    tested = [index for index, item in enumerate(comparisons) if item.pvalue is not None]
+    pvalues = {
+        index: pvalue
+        for index, item in enumerate(comparisons)
+        if (pvalue := item.pvalue) is not None
+    }
+    tested = list(pvalues)
     if not tested:
         return comparisons
-    adjusted = adjust_pvalues([comparisons[index].pvalue for index in tested], method)
+    adjusted = adjust_pvalues(list(pvalues.values()), method)
     result = list(comparisons)
     for index, p_adjusted in zip(tested, adjusted):
         result[index] = _replace(
@@ -676,6 +792,12 @@ def _replace(item: Any, **changes: Any) -> Any:
     return dataclasses.replace(item, **changes)
 
 
+class _Bar(Protocol):
+    def update(self, n: int = 1) -> object: ...
+
+    def close(self) -> None: ...
+
+
 class _NoBar:
     def update(self, n: int = 1) -> None:
         pass
@@ -684,7 +806,7 @@ class _NoBar:
         pass
 
 
-def _progress(total: int, description: str, *, enabled: bool):
+def _progress(total: int, description: str, *, enabled: bool) -> _Bar:
     if not enabled or total == 0:
         return _NoBar()
     from tqdm.auto import tqdm
