@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from sts_extras.integrations.datasets.loading import dataset_path, load_dataset
     from sts_extras.integrations.evaluate.modules import load_metric, metric_path
 
-__version__ = "0.1.0"
+from sts_extras._version import __version__
 
 __all__ = ["__version__", "dataset_path", "load_dataset", "load_metric", "metric_path"]
 

@@ -128,7 +128,7 @@ SOURCES = {
     "DEPENDENT_METHODS": ("sts_extras.stats.dependent", "DEPENDENT_METHODS"),
     "ALTERNATIVES": ("sts_extras.stats.dependent", "ALTERNATIVES"),
     "ADJUST_METHODS": ("sts_extras.stats.multiple", "ADJUST_METHODS"),
-    "DATASET_NAMES": ("sts_extras.integrations.datasets.loading", "DATASETS"),
+    "DATASET_NAMES": ("sts_extras.benchmark_tables", "DATASETS"),
     "DEFAULT_OUTPUT": ("sts_extras.leaderboard.run.pipeline", "DEFAULT_OUTPUT"),
     "MIN_RESAMPLES": ("sts_extras.leaderboard.run.resolve", "MIN_RESAMPLES"),
     "FIGURE_FORMATS": ("sts_extras.leaderboard.reports.figures", "FIGURE_FORMATS"),

@@ -212,16 +212,43 @@ def test_extras_exist_and_aggregate():
     assert "all" in next(req.extras for req in EXTRAS_REQUIRE["test"] if req.name == "sts-extras")
 
 
+def _runtime_nodes(tree: ast.AST):
+    """Every node of ``tree`` except the bodies of ``if TYPE_CHECKING:`` (they never run: a name
+    imported there for annotations needs no install)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            for child in node.orelse:
+                yield child
+                yield from _runtime_nodes(child)
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
 def _third_party_imports() -> set[str]:
     names = set()
     files = [*(REPO / "sts_extras").rglob("*.py"), *(REPO / "metrics").glob("*/*.py")]
     for path in files:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names.add(node.module.split(".")[0])
     return names - set(sys.stdlib_module_names) - {"sts_extras"}
+
+
+def test_imports_for_annotations_only_are_not_install_requirements():
+    source = (
+        "import a\nif TYPE_CHECKING:\n    import b\nelse:\n    import c\n"
+        "def f():\n    import d\n    if typing.TYPE_CHECKING:\n        from e import E\n"
+    )
+    imported = [
+        alias.name
+        for node in _runtime_nodes(ast.parse(source))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    ]
+    assert imported == ["a", "c", "d"]
 
 
 def test_every_import_is_declared():

@@ -50,7 +50,7 @@ ADJUST_METHODS = (
     "fdr_by",
     "none",
 )
-#: the keys of :data:`sts_extras.integrations.datasets.loading.DATASETS`
+#: the keys of :data:`sts_extras.benchmark_tables.DATASETS`
 DATASET_NAMES = ("dscs", "stss131")
 #: the keys of :data:`sts_extras.reproduce.papers.PAPERS`
 PAPER_NAMES = ("dscs", "stss131", "scaled-pearson", "lombardo", "dynamax")

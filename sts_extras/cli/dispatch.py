@@ -1,6 +1,6 @@
 """The ``sts-extras`` command line: the parser of every command, and the dispatcher.
 
-Each subcommand has one module in this package, :mod:`sts_extras.cli.<command>`, with
+Each subcommand has one module in this package, ``sts_extras.cli.<command>``, with
 ``add_arguments(parser)`` (argument definitions only) and ``run(args) -> int``, which imports the
 module that does the work (:mod:`sts_extras.cli.leaderboard_run`,
 :mod:`sts_extras.cli.annotate_run`, :mod:`sts_extras.cli.power_run`,
@@ -68,7 +68,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``sts-extras`` parser, one subparser per entry of :data:`SUBCOMMANDS`."""
-    from sts_extras import __version__
+    from sts_extras._version import __version__
 
     parser = _Parser(
         prog="sts-extras",
