@@ -200,7 +200,8 @@ def get_spec(name: str) -> DatasetSpec:
 
 
 def _data_bytes(spec: DatasetSpec) -> bytes:
-    return resources.files("sts_extras").joinpath("data", spec.data_file).read_bytes()
+    # one name per joinpath(): Traversable.joinpath takes a single one on Python 3.10
+    return resources.files("sts_extras").joinpath("data").joinpath(spec.data_file).read_bytes()
 
 
 @cache

@@ -66,7 +66,7 @@ class Manifest(Record):
     """A manifest as read from disk: the key an entry was built for, and each file's size and
     digest (``{relative path: [size, BLAKE2b hex]}``)."""
 
-    key: Any
+    key: Any  # any JSON value: what write_manifest was given
     files: dict[str, tuple[int, str]]
 
 
@@ -74,13 +74,13 @@ class _SymlinkInEntry(OSError):
     """A cache entry or output folder holds a symbolic link (sts-extras never writes one)."""
 
 
-def folder_digests(folder: Path) -> dict[str, list[Any]]:
+def folder_digests(folder: Path) -> dict[str, list[int | str]]:
     """``{relative path: [size, digest]}`` of every file below ``folder`` but the manifest.
 
     Symbolic links are never followed: one inside ``folder`` raises an ``OSError`` naming it
     (sts-extras writes none, so one there was planted, and following it would read elsewhere).
     """
-    found: dict[str, list[Any]] = {}
+    found: dict[str, list[int | str]] = {}
     for path in sorted(folder.rglob("*")):
         if path.is_symlink():
             raise _SymlinkInEntry(0, "a symbolic link", str(path))
@@ -164,13 +164,13 @@ def atomic_directory(target: Path) -> Iterator[Path]:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def write_manifest(folder: Path, key: Mapping[str, Any] | str) -> None:
+def write_manifest(folder: Path, key: Mapping[str, object] | str) -> None:
     """Record ``key`` and the size and digest of every file of ``folder`` in its manifest."""
     manifest = {"key": key, "files": folder_digests(folder)}
     atomic_write_text(folder / MANIFEST_FILE, json.dumps(manifest, sort_keys=True, default=str))
 
 
-def verify_manifest(folder: Path, key: Mapping[str, Any] | str | None = None) -> str | None:
+def verify_manifest(folder: Path, key: Mapping[str, object] | str | None = None) -> str | None:
     """Why ``folder`` cannot be trusted, or None when it matches its manifest.
 
     Checks that the manifest exists and parses, that its key equals ``key`` (when given), and

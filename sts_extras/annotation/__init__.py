@@ -13,13 +13,12 @@ from our CSV, a Label Studio export or MTurk batch results (:func:`read_votes`),
 annotators (:func:`annotator_agreement`) and write the STS dataset (:func:`scored_dataset`).
 
 Plain numpy; pandas is imported by :func:`score_votes` and matplotlib by
-:func:`plot_ballot_scores` only when called.
+:func:`~sts_extras.cli.annotate_plot.plot_ballot_scores` only when called.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from sts_extras.annotation.agreement import AnnotatorAgreement, annotator_agreement
 from sts_extras.annotation.ballots import LABEL_CONFIG, ballot_table, label_studio_tasks
@@ -96,7 +95,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """``plot_ballot_scores`` moved to the applications layer (a figure, not the method)."""
     if name == "plot_ballot_scores":
         from sts_extras._deprecation import warn_moved

@@ -16,10 +16,12 @@ Krippendorff's α (nominal) is computed over the comparisons that two or more an
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras._validation import check_open_unit_interval
 from sts_extras.errors import UserInputError
@@ -78,7 +80,7 @@ class AnnotatorAgreement:
         }
 
 
-def _points(frame: pd.DataFrame, tie_label: Any) -> np.ndarray:
+def _points(frame: pd.DataFrame, tie_label: Hashable) -> NDArray[np.float64]:
     """1 when item_a won, 0 when item_b did, 0.5 for a tie (votes checked by score_votes)."""
     winner = frame["winner"].to_numpy(dtype=object)
     is_a = winner == frame["item_a"].to_numpy(dtype=object)
@@ -87,7 +89,7 @@ def _points(frame: pd.DataFrame, tie_label: Any) -> np.ndarray:
 
 
 def _krippendorff(
-    units: np.ndarray, workers: np.ndarray, values: np.ndarray
+    units: NDArray[np.int64], workers: NDArray[np.generic], values: NDArray[np.float64]
 ) -> tuple[float | None, int]:
     """Nominal α over the units with two or more values; (None, n) if undefined."""
     import krippendorff
@@ -112,7 +114,7 @@ def annotator_agreement(
     votes: pd.DataFrame,
     *,
     min_agreement: float = DEFAULT_MIN_AGREEMENT,
-    tie_label: Any = "tie",
+    tie_label: Hashable = "tie",
 ) -> AnnotatorAgreement:
     """Agreement of every annotator with the leave-one-annotator-out consensus (module docs).
 
@@ -179,7 +181,7 @@ def annotator_agreement(
     own_wins = np.bincount(flat, weights=both_points, minlength=n_workers * n_cells)
     own_seen = np.bincount(flat, minlength=n_workers * n_cells).astype(float)
 
-    def others(cells: np.ndarray) -> np.ndarray:
+    def others(cells: NDArray[np.int64]) -> NDArray[np.float64]:
         own = worker_codes * n_cells + cells
         rest = seen[cells] - own_seen[own]
         with np.errstate(invalid="ignore", divide="ignore"):

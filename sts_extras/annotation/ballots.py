@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -78,7 +79,7 @@ LABEL_CONFIG = f"""<View>
 """
 
 
-def ballot_table(pairs: Any, ballot: int, texts: pd.DataFrame | None = None) -> pd.DataFrame:
+def ballot_table(pairs: ArrayLike, ballot: int, texts: pd.DataFrame | None = None) -> pd.DataFrame:
     """The comparisons of one ballot as a table.
 
     Parameters
@@ -136,7 +137,7 @@ def label_studio_tasks(table: pd.DataFrame) -> str:
     return "[\n" + ",\n".join(tasks) + "\n]\n"
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """A JSON value: numpy integers become ``int``."""
     return int(value) if isinstance(value, np.integer) else value
 

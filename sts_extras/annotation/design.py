@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras._validation import check_open_unit_interval, check_positive_int, check_seed
 from sts_extras.errors import UserInputError, UserInputTypeError
@@ -73,7 +74,7 @@ def round_half_up(value: float) -> int:
     return math.floor(value + 0.5)
 
 
-def clean_label(label: Any) -> Any:
+def clean_label(label: Hashable) -> Hashable:
     """``label`` with surrounding whitespace stripped if it is a string; blank -> None (missing).
 
     Item names and the tie label are compared after this, everywhere (votes, ``items``, the
@@ -86,7 +87,7 @@ def clean_label(label: Any) -> Any:
     return label
 
 
-def clean_labels(labels: np.ndarray) -> np.ndarray:
+def clean_labels(labels: NDArray[np.object_]) -> NDArray[np.object_]:
     """:func:`clean_label` of each element of an object array."""
     # fromiter keeps tuple labels as single elements (assigning a list could broadcast them)
     return np.fromiter((clean_label(label) for label in labels), dtype=object, count=labels.size)
@@ -322,7 +323,7 @@ def _pairs_for(n_items: int, m: int) -> int:
     return (n_items * m + 1) // 2  # ceil: odd M x odd N adds one pair (footnote 6)
 
 
-def _m_from_budget(n_comparisons: Any, item_slots: int, name: str = "n_comparisons") -> int:
+def _m_from_budget(n_comparisons: int | None, item_slots: int, name: str = "n_comparisons") -> int:
     n_comparisons = check_positive_int(n_comparisons, name)
     m = round_half_up(2 * n_comparisons / item_slots)
     if m < 1:
@@ -333,7 +334,7 @@ def _m_from_budget(n_comparisons: Any, item_slots: int, name: str = "n_compariso
     return m
 
 
-def _resolve_m(m: Any, n_comparisons: Any, item_slots: int) -> int:
+def _resolve_m(m: int | None, n_comparisons: int | None, item_slots: int) -> int:
     if (m is None) == (n_comparisons is None):
         raise UserInputError(
             "Give exactly one of `m` (appearances per item and ballot) and `n_comparisons` "
@@ -545,7 +546,7 @@ def plan_uniform(
     )
 
 
-def draw_pair_indices(n_items: int, m: int, rng: np.random.Generator) -> np.ndarray:
+def draw_pair_indices(n_items: int, m: int, rng: np.random.Generator) -> NDArray[np.intp]:
     """Random pairs of ``range(n_items)`` in which every item appears ``m`` times.
 
     Each pair of appearances comes from a random Hamiltonian cycle through all items (item
@@ -575,8 +576,8 @@ def draw_pair_indices(n_items: int, m: int, rng: np.random.Generator) -> np.ndar
 
 
 def draw_pairs(
-    items: int | Sequence[Any], m: int, *, seed: int | np.random.Generator | None = None
-) -> np.ndarray:
+    items: int | Sequence[Hashable], m: int, *, seed: int | np.random.Generator | None = None
+) -> NDArray[np.generic]:
     """Draw the pair list of one ballot: every item appears ``m`` times (§2.4-2.5).
 
     Parameters

@@ -21,11 +21,12 @@ References
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import as_paired_vectors, check_choice, check_open_unit_interval
 from sts_extras.annotation.design import clean_label, clean_labels, round_half_up
@@ -60,11 +61,11 @@ class RescaledScores:
         :math:`\\hat b^{(k)}` of Eq. 6.
     """
 
-    scores: np.ndarray
+    scores: NDArray[np.float64]
     slope: float
 
 
-def rescale_scores(x: Any, previous_mean: Any) -> RescaledScores:
+def rescale_scores(x: ArrayLike, previous_mean: ArrayLike) -> RescaledScores:
     """Rescale one ballot's Borda scores onto the previous ballots' scale (Eq. 6).
 
     The map :math:`f^{(k)}(x) = 1 - \\hat b + \\hat b x` is the least-squares line through the
@@ -116,7 +117,7 @@ def rescale_scores(x: Any, previous_mean: Any) -> RescaledScores:
     return RescaledScores(scores=1.0 - slope + slope * x, slope=slope)
 
 
-def _slope(x: np.ndarray, previous_mean: np.ndarray) -> float:
+def _slope(x: NDArray[np.float64], previous_mean: NDArray[np.float64]) -> float:
     lost = 1.0 - x
     denominator = float(lost @ lost)
     if denominator == 0.0:
@@ -136,7 +137,7 @@ class BallotScorer:
     """
 
     def __init__(
-        self, n_items: int, tiebreak: np.ndarray | None = None, update: str = "paper"
+        self, n_items: int, tiebreak: NDArray[np.integer] | None = None, update: str = "paper"
     ) -> None:
         self.n_items = n_items
         self.update = update
@@ -147,7 +148,7 @@ class BallotScorer:
         self.votes = np.zeros(n_items, dtype=np.int64)
         self.wins = np.zeros(n_items, dtype=np.int64)
         self.ties = np.zeros(n_items, dtype=np.int64)
-        self.raw: list[np.ndarray] = []
+        self.raw: list[NDArray[np.float64]] = []
         self.slopes: list[float] = []
         self.current = np.zeros(0, dtype=np.int64)
 
@@ -155,7 +156,9 @@ class BallotScorer:
     def n_ballots(self) -> int:
         return len(self.raw)
 
-    def add_ballot(self, item_a: np.ndarray, item_b: np.ndarray, points_a: np.ndarray) -> None:
+    def add_ballot(
+        self, item_a: NDArray[np.int64], item_b: NDArray[np.int64], points_a: NDArray[np.float64]
+    ) -> None:
         """Score one ballot: ``points_a`` is 1 (a wins), 0 (b wins) or 0.5 (tie) per vote."""
         n = self.n_items
         appearances = np.bincount(item_a, minlength=n) + np.bincount(item_b, minlength=n)
@@ -186,23 +189,25 @@ class BallotScorer:
         self.last_ballot[present] = k
         self.current = present
 
-    def order(self, candidates: np.ndarray, key: np.ndarray | None = None) -> np.ndarray:
+    def order(
+        self, candidates: NDArray[np.intp], key: NDArray[np.float64] | None = None
+    ) -> NDArray[np.intp]:
         """``candidates`` best first by ``key`` (default: running mean), ties by ``tiebreak``."""
         key = self.mean if key is None else key
         return candidates[np.lexsort((self.tiebreak[candidates], -key[candidates]))]
 
-    def selection_key(self) -> np.ndarray:
+    def selection_key(self) -> NDArray[np.float64]:
         """Score that picks the next ballot: running mean (paper) or raw x (published code)."""
         return self.mean if self.update == "paper" else self.raw[-1]
 
     def n_selected(self, alpha: float) -> int:
         return round_half_up(alpha * self.current.size)
 
-    def select(self, alpha: float) -> np.ndarray:
+    def select(self, alpha: float) -> NDArray[np.intp]:
         """Items of the next ballot: top round(alpha * N^(k)) of the current ballot."""
         return self.order(self.current, self.selection_key())[: self.n_selected(alpha)]
 
-    def ranking(self) -> np.ndarray:
+    def ranking(self) -> NDArray[np.intp]:
         """Every scored item, best first (a permutation: ties broken by ``tiebreak``)."""
         return self.order(np.flatnonzero(self.votes))
 
@@ -236,15 +241,15 @@ class VoteScoresResult:
     ballot_sizes: tuple[int, ...]
     slopes: tuple[float, ...]
     alpha: float | None
-    next_items: tuple[Any, ...]
-    unvoted_items: tuple[Any, ...] = ()
+    next_items: tuple[Hashable, ...]
+    unvoted_items: tuple[Hashable, ...] = ()
 
 
 def _row(index: int) -> str:
     return f"row {index} (0-based; line {index + 2} of a CSV file with a header)"
 
 
-def _votes_frame(votes: Any) -> pd.DataFrame:
+def _votes_frame(votes: pd.DataFrame | Mapping[str, ArrayLike]) -> pd.DataFrame:
     import pandas as pd
 
     if isinstance(votes, pd.DataFrame):
@@ -270,12 +275,14 @@ def _votes_frame(votes: Any) -> pd.DataFrame:
     return frame
 
 
-def _first_bad(mask: np.ndarray) -> int | None:
+def _first_bad(mask: NDArray[np.bool_]) -> int | None:
     bad = np.flatnonzero(mask)
     return int(bad[0]) if bad.size else None
 
 
-def _encode_items(frame: pd.DataFrame, items: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _encode_items(
+    frame: pd.DataFrame, items: Iterable[Hashable] | None
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.object_]]:
     """Integer codes of item_a / item_b and the label of each code."""
     import pandas as pd
 
@@ -300,8 +307,9 @@ def _encode_items(frame: pd.DataFrame, items: Any) -> tuple[np.ndarray, np.ndarr
         index = pd.Index(labels)
         if not index.is_unique:
             raise UserInputError("`items` must hold distinct labels; some label appears twice.")
-        code_a = index.get_indexer(raw_a)
-        code_b = index.get_indexer(raw_b)
+        # pandas-stubs ask an Index; get_indexer takes any array (it wraps it in one)
+        code_a = index.get_indexer(raw_a)  # type: ignore[arg-type]
+        code_b = index.get_indexer(raw_b)  # type: ignore[arg-type]
         for name, codes, column in (("item_a", code_a, raw_a), ("item_b", code_b, raw_b)):
             bad = _first_bad(codes < 0)
             if bad is not None:
@@ -315,7 +323,9 @@ def _encode_items(frame: pd.DataFrame, items: Any) -> tuple[np.ndarray, np.ndarr
     return code_a.astype(np.int64), code_b.astype(np.int64), labels
 
 
-def _check_tie_label(labels: np.ndarray, code_a: np.ndarray, code_b: np.ndarray, tie: Any) -> None:
+def _check_tie_label(
+    labels: NDArray[np.object_], code_a: NDArray[np.int64], code_b: NDArray[np.int64], tie: Hashable
+) -> None:
     """Refuse an item named like the tie label: its wins and the ties could not be told apart."""
     clash = next((code for code, label in enumerate(labels) if label == tie), None)
     if clash is None:
@@ -329,7 +339,7 @@ def _check_tie_label(labels: np.ndarray, code_a: np.ndarray, code_b: np.ndarray,
     )
 
 
-def _points(frame: pd.DataFrame, tie_label: Any) -> np.ndarray:
+def _points(frame: pd.DataFrame, tie_label: Hashable) -> NDArray[np.float64]:
     import pandas as pd
 
     winner = frame["winner"].to_numpy(dtype=object)
@@ -349,7 +359,7 @@ def _points(frame: pd.DataFrame, tie_label: Any) -> np.ndarray:
     return np.where(is_a, 1.0, np.where(is_b, 0.0, 0.5))
 
 
-def _ballots(frame: pd.DataFrame) -> np.ndarray:
+def _ballots(frame: pd.DataFrame) -> NDArray[np.int64]:
     import pandas as pd
 
     if "ballot" not in frame.columns:
@@ -387,12 +397,12 @@ def _ballots(frame: pd.DataFrame) -> np.ndarray:
 def _check_selection(
     scorer: BallotScorer,
     k: int,
-    in_ballot: np.ndarray,
+    in_ballot: NDArray[np.intp],
     alpha: float,
-    rows: np.ndarray,
-    code_a: np.ndarray,
-    code_b: np.ndarray,
-    labels: np.ndarray,
+    rows: NDArray[np.intp],
+    code_a: NDArray[np.int64],
+    code_b: NDArray[np.int64],
+    labels: NDArray[np.object_],
 ) -> None:
     """Ballot ``k``'s items must be among the top round(alpha N^(k-1)) of ballot k-1."""
     n_select = scorer.n_selected(alpha)
@@ -431,11 +441,11 @@ def _check_selection(
 
 
 def score_votes(
-    votes: Any,
+    votes: pd.DataFrame | Mapping[str, ArrayLike],
     *,
     alpha: float | None = 0.5,
-    items: Any = None,
-    tie_label: Any = "tie",
+    items: Iterable[Hashable] | None = None,
+    tie_label: Hashable = "tie",
     update: str = "paper",
 ) -> VoteScoresResult:
     """Rank items from pairwise votes collected in one (uniform) or several (adaptive) ballots.
@@ -557,7 +567,7 @@ def score_votes(
             UserWarning,
             stacklevel=2,
         )
-    next_items: tuple[Any, ...] = ()
+    next_items: tuple[Hashable, ...] = ()
     if alpha is not None and scorer.n_selected(alpha) >= 2:
         next_items = tuple(labels[scorer.select(alpha)].tolist())
     return VoteScoresResult(

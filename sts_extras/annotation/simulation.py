@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import (
     check_choice,
@@ -130,14 +131,14 @@ PUBLISHED_CODE_SETTINGS: dict[str, Any] = {
 }
 
 
-def _theoretical_scores(z: np.ndarray, relatedness: bool) -> np.ndarray:
+def _theoretical_scores(z: NDArray[np.float64], relatedness: bool) -> NDArray[np.float64]:
     """Scores whose ranking (rank 1 = highest) is the theoretical one (§4.1.1-4.1.2)."""
     return np.abs(z) if relatedness else z
 
 
 def _vote_ballot(
     scorer: BallotScorer,
-    ballot_items: np.ndarray,
+    ballot_items: NDArray[np.intp],
     m: int,
     panel: VoterPanel,
     rng: np.random.Generator,
@@ -150,7 +151,7 @@ def _vote_ballot(
 def run_uniform(
     plan: CampaignPlan,
     panel: VoterPanel,
-    tiebreak: np.ndarray,
+    tiebreak: NDArray[np.integer],
     rng: np.random.Generator,
     update: str = "paper",
 ) -> BallotScorer:
@@ -163,7 +164,7 @@ def run_uniform(
 def run_adaptive(
     plan: CampaignPlan,
     panel: VoterPanel,
-    tiebreak: np.ndarray,
+    tiebreak: NDArray[np.integer],
     rng: np.random.Generator,
     update: str = "paper",
 ) -> BallotScorer:
@@ -178,7 +179,7 @@ def run_adaptive(
     return scorer
 
 
-def _estimated_rank(scorer: BallotScorer) -> np.ndarray:
+def _estimated_rank(scorer: BallotScorer) -> NDArray[np.int64]:
     """Rank of every item (1 = best) under the scorer's ranking, a permutation of 1..N."""
     rank = np.empty(scorer.n_items, dtype=np.int64)
     rank[scorer.ranking()] = np.arange(1, scorer.n_items + 1)
@@ -260,7 +261,9 @@ def _check_campaign_work(plan: CampaignPlan, n_reps: int, designs: int) -> None:
     )
 
 
-def _setup(distribution: str, z: Any, n_items: int | None) -> tuple[str, np.ndarray]:
+def _setup(
+    distribution: str, z: ArrayLike | None, n_items: int | None
+) -> tuple[str, NDArray[np.float64]]:
     """Name and underlying similarities of a campaign: the user's ``z`` or a §4.1.1 law."""
     if z is not None:
         z = as_similarities(z)
@@ -278,7 +281,7 @@ def _setup(distribution: str, z: Any, n_items: int | None) -> tuple[str, np.ndar
 def simulate_campaigns(
     distribution: str = "exponential",
     *,
-    z: Any = None,
+    z: ArrayLike | None = None,
     n_reps: int = 50,
     n_items: int | None = None,
     m: int = 20,
@@ -414,17 +417,17 @@ class BallotTrace:
         :math:`\\hat b^{(k)}` of Eq. 6, ballots 2 .. n_b.
     """
 
-    theoretical_rank: np.ndarray
-    raw_scores: tuple[np.ndarray, ...]
-    final_scores: np.ndarray
-    estimated_rank: np.ndarray
+    theoretical_rank: NDArray[np.int64]
+    raw_scores: tuple[NDArray[np.float64], ...]
+    final_scores: NDArray[np.float64]
+    estimated_rank: NDArray[np.int64]
     slopes: tuple[float, ...]
 
 
 def trace_adaptive_campaign(
     distribution: str = "exponential",
     *,
-    z: Any = None,
+    z: ArrayLike | None = None,
     n_items: int | None = None,
     m: int = 20,
     alpha: float = 0.5,

@@ -145,7 +145,7 @@ def read_table(path: Path, name: str) -> pd.DataFrame:
         raise UserInputError(f"{where}: cannot read it as parquet: {reason}") from None
 
 
-def cell_number(value: Any, what: str) -> float:
+def cell_number(value: object, what: str) -> float:
     """The number in one table cell: text is parsed by
     :func:`~sts_extras.io.numbers.parse_number` (no ``1_000``, hex, ``inf``, ``nan``), a JSON or
     Parquet value must be a real number (:func:`~sts_extras.io.numbers.json_number`: never a
@@ -176,7 +176,7 @@ def _require_columns(frame: pd.DataFrame, where: str, required: tuple[str, ...],
         )
 
 
-def _is_missing(value: Any) -> bool:
+def _is_missing(value: Any) -> bool:  # any cell (pd.isna's stubs list scalar types)
     """A float NaN or pandas' missing value (a Parquet null), not a number or text."""
     import pandas as pd
 
@@ -387,6 +387,6 @@ def scored_dataset(
     return out
 
 
-def csv_text(frame: Any) -> str:
+def csv_text(frame: pd.DataFrame) -> str:
     """``frame`` as CSV text without the index."""
     return str(frame.to_csv(index=False))

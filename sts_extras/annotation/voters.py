@@ -25,10 +25,11 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import (
     as_float_vector,
@@ -56,7 +57,7 @@ DISTRIBUTIONS = ("exponential", "power_law")
 SIGMA_FORMS = ("1-z^2", "z(1-z)")
 
 
-def underlying_similarity(n_items: int, distribution: str = "exponential") -> np.ndarray:
+def underlying_similarity(n_items: int, distribution: str = "exponential") -> NDArray[np.float64]:
     """Underlying similarities :math:`z_i` of §4.1.1 (items ``i = 1 .. N_items``).
 
     Parameters
@@ -103,9 +104,9 @@ class VoterPanel:
         Whether opinions are relatedness-driven (§4.1.2).
     """
 
-    opinions: np.ndarray
-    sigma_star: np.ndarray
-    epsilon: np.ndarray
+    opinions: NDArray[np.float64]
+    sigma_star: NDArray[np.float64]
+    epsilon: NDArray[np.float64]
     relatedness: bool
 
     @property
@@ -117,7 +118,9 @@ class VoterPanel:
         return int(self.opinions.shape[1])
 
 
-def _check_range(value: Any, name: str, *, upper: float | None = None) -> tuple[float, float]:
+def _check_range(
+    value: Iterable[float], name: str, *, upper: float | None = None
+) -> tuple[float, float]:
     try:
         low, high = (float(bound) for bound in value)
     except (TypeError, ValueError):
@@ -131,7 +134,7 @@ def _check_range(value: Any, name: str, *, upper: float | None = None) -> tuple[
     return low, high
 
 
-def as_similarities(z: Any, name: str = "z") -> np.ndarray:
+def as_similarities(z: ArrayLike, name: str = "z") -> NDArray[np.float64]:
     """Validate user-given underlying similarities: finite, in [-1, 1], at least 2 items."""
     z = as_float_vector(z, name, min_size=2)
     outside = np.flatnonzero(np.abs(z) > 1.0)
@@ -144,7 +147,7 @@ def as_similarities(z: Any, name: str = "z") -> np.ndarray:
 
 
 def sample_voters(
-    z: Any,
+    z: ArrayLike,
     *,
     n_voters: int = 100,
     sigma_range: tuple[float, float] = (0.02, 0.2),
@@ -239,13 +242,13 @@ class SimulatedVotes:
         Whether the voter voted against its own opinion (probability :math:`\\epsilon_v`).
     """
 
-    points_a: np.ndarray
-    voter: np.ndarray
-    oversight: np.ndarray
+    points_a: NDArray[np.float64]
+    voter: NDArray[np.int64]
+    oversight: NDArray[np.bool_]
 
 
 def simulate_votes(
-    panel: VoterPanel, pairs: Any, *, seed: int | np.random.Generator | None = None
+    panel: VoterPanel, pairs: ArrayLike, *, seed: int | np.random.Generator | None = None
 ) -> SimulatedVotes:
     """Let a panel vote on a list of pairs (§4.1): one voter per pair, voters equally loaded.
 

@@ -48,7 +48,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import ConfigDict, Field
 
@@ -172,7 +172,7 @@ def _read_csv(path: Path, text: str) -> pd.DataFrame:
     return parse_csv_text(text, path, f"votes file {path}")
 
 
-def _winner(answer: Any, item_a: str, item_b: str, tie_label: str) -> str | None:
+def _winner(answer: object, item_a: str, item_b: str, tie_label: str) -> str | None:
     """The winner's id (or the tie label) of an answer; None if it is none of the choices."""
     if not isinstance(answer, str):
         return None
@@ -190,7 +190,7 @@ def _answers_hint() -> str:
     return f"expected {CHOICE_A!r}, {CHOICE_B!r} or {CHOICE_TIE!r} (or A, B, tie)"
 
 
-def _ballot(value: Any, path: Path, where: str) -> str:
+def _ballot(value: int | str, path: Path, where: str) -> str:
     """A ballot number as canonical text (``"01"``, ``"1.0"`` and ``1`` are ballot ``"1"``)."""
     if isinstance(value, str):
         number = parse_number(value, f"votes file {path}: {where}: `ballot`")
@@ -209,7 +209,7 @@ def _annotator(completed_by: int | str | _User | None) -> str:
     return "" if completed_by is None else str(completed_by).strip()
 
 
-def _choice(annotation: _Annotation) -> Any:
+def _choice(annotation: _Annotation) -> str | None:
     """The answer of one Label Studio annotation (None if it has no choice)."""
     results = [entry for entry in annotation.result if entry.type == "choices"]
     if len(results) > 1:

@@ -7,7 +7,7 @@ matplotlib is imported only when a figure is drawn.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,12 +16,16 @@ from sts_extras.annotation.simulation import BallotTrace
 from sts_extras.errors import UserInputTypeError
 from sts_extras.optional import requires_extra
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure, SubFigure
+
 __all__ = ["plot_ballot_scores"]
 
 
 def plot_ballot_scores(
-    trace: BallotTrace, *, n_ballots_shown: int = 5, log_rank: bool = True, ax: Any = None
-) -> Any:
+    trace: BallotTrace, *, n_ballots_shown: int = 5, log_rank: bool = True, ax: Axes | None = None
+) -> Figure | SubFigure:
     """Plot :math:`x^{(k)}_i` of the first ballots and :math:`\\bar y_i` vs theoretical rank.
 
     Parameters
@@ -38,6 +42,7 @@ def plot_ballot_scores(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure ``ax`` belongs to (a ``SubFigure`` if ``ax`` is in one), else a new one.
     """
     with requires_extra("figures"):
         from matplotlib.figure import Figure
@@ -45,6 +50,7 @@ def plot_ballot_scores(
     if not isinstance(trace, BallotTrace):
         raise UserInputTypeError(f"`trace` must be a BallotTrace, got {type(trace).__name__}.")
     n_ballots_shown = check_positive_int(n_ballots_shown, "n_ballots_shown")
+    figure: Figure | SubFigure
     if ax is None:
         figure = Figure(figsize=(7.0, 4.5), layout="constrained")
         ax = figure.add_subplot()

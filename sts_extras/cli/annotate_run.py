@@ -23,7 +23,7 @@ import json
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from sts_extras.cli.annotate import add_arguments
 from sts_extras.cli.user_paths import (
@@ -38,6 +38,12 @@ from sts_extras.integrity import atomic_write_bytes
 from sts_extras.io.numbers import parse_number
 from sts_extras.io.text import read_text
 from sts_extras.optional import requires_extra
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from numpy.typing import NDArray
 
 __all__ = ["add_arguments", "run"]
 
@@ -83,7 +89,11 @@ def _read_similarities(path: Path) -> list[float]:
 
 
 def _ballot_outputs(
-    pairs: Any, ballot: int, texts: Any, csv_option: str, files: dict[str, Path | None]
+    pairs: NDArray[np.generic],
+    ballot: int,
+    texts: pd.DataFrame | None,
+    csv_option: str,
+    files: dict[str, Path | None],
 ) -> dict[str, tuple[Path, str]]:
     """The files of one ballot, by option: the CSV (``files[csv_option]``), and the Label
     Studio tasks (``files["--label-studio-out"]``) with the labeling config beside them."""
@@ -396,7 +406,10 @@ def _simulate(args: argparse.Namespace) -> int:
         from sts_extras.cli.annotate_plot import plot_ballot_scores
 
         path, image_format = figure_path
-        figure = plot_ballot_scores(trace_adaptive_campaign(args.distribution, **common))
+        # without `ax` the figure is a new matplotlib Figure (never a SubFigure)
+        figure = cast(
+            "Figure", plot_ballot_scores(trace_adaptive_campaign(args.distribution, **common))
+        )
         image = io.BytesIO()
         figure.savefig(image, format=image_format, dpi=150)
         with user_file("write", path, "--figure"):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.benchmark_tables import get_spec, read_rows
 from sts_extras.errors import UserInputError
@@ -37,7 +38,7 @@ READABILITY_INDICES: dict[str, tuple[str, str]] = {
 _HISTOGRAM_BIN_WIDTH = 0.5
 
 
-def _summary(values: np.ndarray) -> dict[str, float]:
+def _summary(values: NDArray[np.float64]) -> dict[str, float]:
     return {
         "min": float(values.min()),
         "mean": float(values.mean()),
@@ -140,7 +141,10 @@ def describe_file(
 
 
 def _describe(
-    scores: np.ndarray, sentences: list[str], score_range: tuple[float, float], edges: np.ndarray
+    scores: NDArray[np.float64],
+    sentences: list[str],
+    score_range: tuple[float, float],
+    edges: NDArray[np.float64],
 ) -> dict[str, Any]:
     """Everything but the dataset's name: pairs, scores, lengths and readability."""
     with requires_extra("describe"):

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 
@@ -33,7 +33,7 @@ def _existing(path: str | os.PathLike[str], what: str) -> Path:
     return file
 
 
-def _npy_header(file: Path, what: str) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
+def _npy_header(file: Path, what: str) -> tuple[tuple[int, ...], bool, np.dtype[np.generic], int]:
     """``(shape, fortran_order, dtype, data offset)`` of an ``.npy`` file, parsed as a literal."""
     try:
         with file.open("rb") as handle:
@@ -49,7 +49,7 @@ def _npy_header(file: Path, what: str) -> tuple[tuple[int, ...], bool, np.dtype[
         raise UserInputError(f"{what}: {str(file)!r} is not a NumPy .npy file ({error}).") from None
 
 
-def read_npy_matrix(path: str | os.PathLike[str], what: str) -> np.ndarray:
+def read_npy_matrix(path: str | os.PathLike[str], what: str) -> NDArray[np.floating]:
     """A 2-D matrix of finite floats from an ``.npy`` file, in memory, C order, native byte order.
 
     Parameters

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -46,7 +46,7 @@ def _describe(error: ValidationError) -> str:
     return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
 
 
-def parse_record(schema: type[R], data: Any, what: str) -> R:
+def parse_record(schema: type[R], data: object, what: str) -> R:
     """``data`` (parsed JSON) as a ``schema`` object; :class:`RecordError` naming ``what``."""
     try:
         # through JSON, as the record was read: strict types, arrays become tuples

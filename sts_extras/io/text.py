@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 
@@ -49,7 +49,7 @@ def read_text(path: str | os.PathLike[str], what: str, *, limit: int = MAX_TEXT_
         ) from None
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 

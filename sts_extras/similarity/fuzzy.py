@@ -36,10 +36,11 @@ References
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import (
     as_real_array,
@@ -87,11 +88,16 @@ DEFAULT_CHUNK_PAIRS = 8
 # their memory is reused (8,192 pairs per step measured ~25% slower on 20,000 STS pairs).
 _VOCABULARY_STEP_PAIRS = 2048
 
+#: A scorer of pairs ``(left, right)`` of sentence indices into ``out``.
+_PairScorer = Callable[[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]], None]
+
 
 # --------------------------------------------------------------------------------------------
 # fuzzy set similarity measures (Section 2.2.1 and Appendix B of [1])
 # --------------------------------------------------------------------------------------------
-def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+def _safe_divide(
+    numerator: NDArray[np.float64], denominator: NDArray[np.float64]
+) -> NDArray[np.float64]:
     # A zero denominator means both fuzzy sets are empty (or all-zero): the score is 0, as the
     # reference semantics (module docstring) ask, never NaN.
     out = np.zeros(np.broadcast(numerator, denominator).shape, dtype=np.float64)
@@ -101,13 +107,13 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 
 def _set_scores(
-    mu1: np.ndarray,
-    mu2: np.ndarray,
+    mu1: NDArray[np.float64],
+    mu2: NDArray[np.float64],
     measure: str,
-    counts: np.ndarray | None = None,
-    owner: np.ndarray | None = None,
+    counts: NDArray[np.float64] | None = None,
+    owner: NDArray[np.int64] | None = None,
     n_sets: int = 0,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Row-wise measure between membership vectors (last axis = universe); no validation.
 
     ``counts`` gives each universe element a multiplicity (a repeated word is a repeated
@@ -115,9 +121,10 @@ def _set_scores(
     inputs are flat and element ``i`` belongs to set ``owner[i]`` of ``n_sets``.
     """
 
-    def total(values: np.ndarray) -> np.ndarray:
+    def total(values: NDArray[np.float64]) -> NDArray[np.float64]:
         if owner is not None:
-            return np.bincount(owner, weights=values, minlength=n_sets)
+            # with weights, bincount returns float64 (numpy's stubs say an integer array)
+            return cast(NDArray[np.float64], np.bincount(owner, weights=values, minlength=n_sets))
         return (
             values.sum(axis=-1) if counts is None else np.einsum("...k,...k->...", values, counts)
         )
@@ -134,7 +141,7 @@ def _set_scores(
     return _safe_divide(2.0 * intersection, size1 + size2)  # dice
 
 
-def _as_memberships(mu: Any, name: str, measure: str) -> np.ndarray:
+def _as_memberships(mu: ArrayLike, name: str, measure: str) -> NDArray[np.float64]:
     array = as_real_array(mu, name).astype(np.float64, copy=False)
     if array.ndim not in (1, 2):
         raise UserInputError(
@@ -150,7 +157,9 @@ def _as_memberships(mu: Any, name: str, measure: str) -> np.ndarray:
     return array
 
 
-def _common_scale(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _common_scale(
+    a: NDArray[np.float64], b: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``a`` and ``b`` times one power of two (exact) if their magnitude is extreme.
 
     Every measure is a ratio unchanged by a common factor, but its products would overflow or
@@ -163,7 +172,9 @@ def _common_scale(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return (np.ldexp(a, shift), np.ldexp(b, shift)) if shift else (a, b)
 
 
-def fuzzy_set_similarity(mu1: Any, mu2: Any, *, measure: str = "jaccard") -> np.ndarray:
+def fuzzy_set_similarity(
+    mu1: ArrayLike, mu2: ArrayLike, *, measure: str = "jaccard"
+) -> NDArray[np.float64]:
     """Compare fuzzy sets given by membership vectors, row by row.
 
     Implements the fuzzy Jaccard index of Section 2.2.1 of [1]_ and the fuzzy Otsuka-Ochiai and
@@ -218,8 +229,12 @@ def fuzzy_set_similarity(mu1: Any, mu2: Any, *, measure: str = "jaccard") -> np.
 
 
 def fuzzy_set_similarity_matrix(
-    mu1: Any, mu2: Any, *, measure: str = "jaccard", max_chunk_bytes: int = DEFAULT_CHUNK_BYTES
-) -> np.ndarray:
+    mu1: ArrayLike,
+    mu2: ArrayLike,
+    *,
+    measure: str = "jaccard",
+    max_chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+) -> NDArray[np.float64]:
     """All-pairs version of :func:`fuzzy_set_similarity`: an ``(n1, n2)`` matrix.
 
     Rows of ``mu1`` are processed in chunks so that the broadcast ``(rows, n2, K)`` array stays
@@ -249,7 +264,9 @@ def fuzzy_set_similarity_matrix(
 # --------------------------------------------------------------------------------------------
 # pooling (Eq. 4 of [1] for max; the avg-cos baseline for mean)
 # --------------------------------------------------------------------------------------------
-def _pool(table: VectorTable, ragged: Ragged, mode: str, max_chunk_bytes: int) -> np.ndarray:
+def _pool(
+    table: VectorTable, ragged: Ragged, mode: str, max_chunk_bytes: int
+) -> NDArray[np.float64]:
     # Sentences recur (across pairs, in all-pairs scoring): pool each distinct one once. Equal
     # sentences pool to bitwise-equal vectors, so this changes no score.
     representatives, groups = distinct_sentences(ragged.flat, ragged.lengths)
@@ -261,7 +278,9 @@ def _pool(table: VectorTable, ragged: Ragged, mode: str, max_chunk_bytes: int) -
     return _pool_each(table, distinct, mode, max_chunk_bytes)[groups]
 
 
-def _pool_each(table: VectorTable, ragged: Ragged, mode: str, max_chunk_bytes: int) -> np.ndarray:
+def _pool_each(
+    table: VectorTable, ragged: Ragged, mode: str, max_chunk_bytes: int
+) -> NDArray[np.float64]:
     n, dim = len(ragged), table.dim
     out = np.zeros((n, dim), dtype=np.float64)
     nonempty = np.flatnonzero(ragged.lengths)
@@ -292,13 +311,13 @@ def _pool_each(table: VectorTable, ragged: Ragged, mode: str, max_chunk_bytes: i
 
 
 def pool_word_vectors(
-    sentences: Sequence[Any],
+    sentences: Sequence[ArrayLike],
     *,
-    vectors: Any = None,
-    weights: Any = None,
+    vectors: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
     mode: str = "max",
     max_chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Pool each sentence's word vectors into one vector.
 
     ``mode="max"`` is the max-pooled fuzzy bag-of-words with the identity universe, Eq. 4 of [1]_:
@@ -350,14 +369,14 @@ def pool_word_vectors(
 
 
 def maxpool_similarity(
-    sentences1: Sequence[Any],
-    sentences2: Sequence[Any],
+    sentences1: Sequence[ArrayLike],
+    sentences2: Sequence[ArrayLike],
     *,
-    vectors: Any = None,
-    weights: Any = None,
+    vectors: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
     measure: str = "jaccard",
     max_chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Similarity of max-pooled word vectors (the fuzzy BoW with U = identity), pair by pair.
 
     Implements Eq. 3-4 of [1]_ followed by the fuzzy Jaccard index (Section 2.2.1) -- the
@@ -398,13 +417,13 @@ def maxpool_similarity(
 
 
 def average_cosine_similarity(
-    sentences1: Sequence[Any],
-    sentences2: Sequence[Any],
+    sentences1: Sequence[ArrayLike],
+    sentences2: Sequence[ArrayLike],
     *,
-    vectors: Any = None,
-    weights: Any = None,
+    vectors: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
     max_chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Cosine similarity of averaged word vectors ("avg-cos", the baseline of [1]_), pair by pair.
 
     With SIF ``weights`` this is avg-SIF of Table 2 in [1]_ (Arora et al. 2017 without the
@@ -436,13 +455,13 @@ def _dynamax_pairs(
     table: VectorTable,
     ragged1: Ragged,
     ragged2: Ragged,
-    left: np.ndarray,
-    right: np.ndarray,
+    left: NDArray[np.int64],
+    right: NDArray[np.int64],
     measure: str,
     chunk_pairs: int,
     max_chunk_bytes: int,
     workers: int,
-    out: np.ndarray,
+    out: NDArray[np.float64],
 ) -> None:
     """Score the pairs (left[p], right[p]) into ``out[p]``.
 
@@ -508,7 +527,7 @@ def _dynamax_by_vocabulary(
     pair_tokens: float,
     pair_sizes_squared: float,
     n_pairs: int,
-) -> Any:
+) -> _PairScorer | None:
     """Scorer ``(left, right, out)`` through one vocabulary membership table, or None.
 
     Cross-pair reuse (:mod:`sts_extras.similarity.vocabulary`): chosen when the call's
@@ -532,7 +551,7 @@ def _dynamax_by_vocabulary(
     if memberships is None:
         return None
 
-    def score(left: np.ndarray, right: np.ndarray, out: np.ndarray) -> None:
+    def score(left: NDArray[np.int64], right: NDArray[np.int64], out: NDArray[np.float64]) -> None:
         for start in range(0, left.size, _VOCABULARY_STEP_PAIRS):
             chosen = slice(start, start + _VOCABULARY_STEP_PAIRS)
             mu_x, mu_y, owner = memberships(left[chosen], right[chosen] + len(ragged1))
@@ -542,7 +561,7 @@ def _dynamax_by_vocabulary(
     return score
 
 
-def _check_chunking(chunk_pairs: Any, max_chunk_bytes: Any, workers: Any) -> int:
+def _check_chunking(chunk_pairs: int, max_chunk_bytes: int, workers: int) -> int:
     check_positive_int(chunk_pairs, "chunk_pairs")
     check_positive_int(max_chunk_bytes, "max_chunk_bytes")
     if workers == -1:
@@ -551,16 +570,16 @@ def _check_chunking(chunk_pairs: Any, max_chunk_bytes: Any, workers: Any) -> int
 
 
 def dynamax_similarity(
-    sentences1: Sequence[Any],
-    sentences2: Sequence[Any],
+    sentences1: Sequence[ArrayLike],
+    sentences2: Sequence[ArrayLike],
     *,
-    vectors: Any = None,
-    weights: Any = None,
+    vectors: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
     measure: str = "jaccard",
     chunk_pairs: int = DEFAULT_CHUNK_PAIRS,
     max_chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     workers: int = 1,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """DynaMax similarity of sentence pairs (Algorithm 1 of [1]_), batched.
 
     For each pair with word vectors :math:`X \\in \\mathbb{R}^{k \\times d}` and
@@ -625,7 +644,14 @@ def dynamax_similarity(
     out = np.empty(pairs.size, dtype=np.float64)
     sizes = (ragged1.lengths + ragged2.lengths).astype(np.float64)
     by_vocabulary = _dynamax_by_vocabulary(
-        table, ragged1, ragged2, measure, max_chunk_bytes, sizes.sum(), sizes @ sizes, pairs.size
+        table,
+        ragged1,
+        ragged2,
+        measure,
+        max_chunk_bytes,
+        sizes.sum(),
+        float(sizes @ sizes),
+        pairs.size,
     )
     if by_vocabulary is not None:
         by_vocabulary(pairs, pairs, out)
@@ -646,16 +672,16 @@ def dynamax_similarity(
 
 
 def dynamax_similarity_matrix(
-    sentences1: Sequence[Any],
-    sentences2: Sequence[Any],
+    sentences1: Sequence[ArrayLike],
+    sentences2: Sequence[ArrayLike],
     *,
-    vectors: Any = None,
-    weights: Any = None,
+    vectors: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
     measure: str = "jaccard",
     chunk_pairs: int = DEFAULT_CHUNK_PAIRS,
     max_chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     workers: int = 1,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """DynaMax between every sentence of ``sentences1`` and every one of ``sentences2``.
 
     Same parameters as :func:`dynamax_similarity`; returns an ``(n1, n2)`` float64 matrix.
@@ -678,7 +704,7 @@ def dynamax_similarity_matrix(
         measure,
         max_chunk_bytes,
         n2 * length1.sum() + n1 * length2.sum(),  # sums of (k + l) and (k + l)^2 over all pairs
-        n2 * length1 @ length1 + n1 * length2 @ length2 + 2 * length1.sum() * length2.sum(),
+        float(n2 * length1 @ length1 + n1 * length2 @ length2 + 2 * length1.sum() * length2.sum()),
         n1 * n2,
     )
     rows = max(1, 16384 // n2)  # pairs generated per block

@@ -10,11 +10,12 @@ per-sentence path only runs to name the sentence a bad input comes from.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import as_real_array, scale_exponent
 from sts_extras.errors import UserInputError, UserInputTypeError
@@ -30,15 +31,15 @@ LARGEST_SCORABLE = 2.0**511
 class Ragged:
     """Sentences as one flat array of table rows plus per-sentence offsets and lengths."""
 
-    flat: np.ndarray  # int64 row ids into the table, all sentences back to back
-    offsets: np.ndarray  # int64 start of each sentence in ``flat``
-    lengths: np.ndarray  # int64 number of tokens of each sentence
+    flat: NDArray[np.int64]  # row ids into the table, all sentences back to back
+    offsets: NDArray[np.int64]  # start of each sentence in ``flat``
+    lengths: NDArray[np.int64]  # number of tokens of each sentence
 
     def __len__(self) -> int:
         return self.lengths.size
 
     @classmethod
-    def from_lengths(cls, tokens: np.ndarray, lengths: np.ndarray) -> Ragged:
+    def from_lengths(cls, tokens: NDArray[np.integer], lengths: NDArray[np.int64]) -> Ragged:
         """The sentences of ``lengths`` tokens each, back to back in ``tokens``."""
         return cls(
             flat=tokens.astype(np.int64, copy=False), offsets=starts_of(lengths), lengths=lengths
@@ -55,8 +56,8 @@ class VectorTable:
     score is a ratio that does not depend on it; pooled vectors are scaled back.
     """
 
-    data: np.ndarray  # (V, d), any float dtype
-    weights: np.ndarray | None  # (V,) float64
+    data: NDArray[np.floating]  # (V, d), any float dtype
+    weights: NDArray[np.float64] | None  # (V,)
     shift: int = 0
     largest: float = 0.0
 
@@ -76,7 +77,9 @@ class VectorTable:
     def dim(self) -> int:
         return int(self.data.shape[1])
 
-    def gather(self, rows: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
+    def gather(
+        self, rows: NDArray[np.integer], valid: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.float64]:
         """float64 vectors of ``rows`` (any shape), weighted; zero where ``valid`` is False.
 
         Only the rows a chunk needs are read and cast, so memory is bounded by the chunk, never
@@ -93,7 +96,7 @@ class VectorTable:
             vectors[~valid] = 0.0
         return vectors
 
-    def check_finite(self, result: np.ndarray, *raggeds: Ragged) -> np.ndarray:
+    def check_finite(self, result: NDArray[np.float64], *raggeds: Ragged) -> NDArray[np.float64]:
         """Return ``result`` if finite; otherwise raise naming the bad row (never a silent NaN)."""
         if np.all(np.isfinite(result)):
             return result
@@ -112,10 +115,10 @@ class VectorTable:
 
 
 def prepare_inputs(
-    sentences1: Sequence[Any],
-    sentences2: Sequence[Any],
-    vectors: Any,
-    weights: Any,
+    sentences1: Sequence[ArrayLike],
+    sentences2: Sequence[ArrayLike],
+    vectors: ArrayLike | None,
+    weights: ArrayLike | None,
     *,
     paired: bool,
     names: tuple[str, str] = ("sentences1", "sentences2"),
@@ -172,7 +175,9 @@ def prepare_inputs(
     return _scaled_table(table, row_weights, ragged1, ragged2), ragged1, ragged2
 
 
-def _scaled_table(data: np.ndarray, weights: np.ndarray | None, *raggeds: Ragged) -> VectorTable:
+def _scaled_table(
+    data: NDArray[np.floating], weights: NDArray[np.float64] | None, *raggeds: Ragged
+) -> VectorTable:
     """The table with the ``shift`` its used rows need (only those rows are read)."""
     used = np.zeros(data.shape[0], dtype=bool)
     for ragged in raggeds:
@@ -187,7 +192,7 @@ def _scaled_table(data: np.ndarray, weights: np.ndarray | None, *raggeds: Ragged
     return VectorTable(data, weights, scale_exponent(top), top)
 
 
-def _sentence_list(sentences: Sequence[Any], name: str) -> Sequence[Any]:
+def _sentence_list(sentences: Sequence[ArrayLike], name: str) -> Sequence[ArrayLike]:
     if isinstance(sentences, (str, bytes)) or not isinstance(sentences, Sequence | np.ndarray):
         raise UserInputTypeError(
             f"`{name}` must be a sequence of sentences (arrays of row ids or of word vectors), "
@@ -196,7 +201,7 @@ def _sentence_list(sentences: Sequence[Any], name: str) -> Sequence[Any]:
     return list(sentences) if isinstance(sentences, np.ndarray) else sentences
 
 
-def _row_ids(sentences: Sequence[Any], name: str, n_rows: int) -> Ragged:
+def _row_ids(sentences: Sequence[ArrayLike], name: str, n_rows: int) -> Ragged:
     """Row-id sentences checked once on their concatenation (no per-sentence Python checks)."""
     flat = None
     if len(sentences):
@@ -208,7 +213,8 @@ def _row_ids(sentences: Sequence[Any], name: str, n_rows: int) -> Ragged:
         flat = np.empty(0, dtype=np.int64)
     if flat is not None and flat.ndim == 1 and np.issubdtype(flat.dtype, np.integer):
         # Concatenated 1-D items: each item's length is its size.
-        lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences))
+        sized = cast("Sequence[Sized]", sentences)  # 1-D: they concatenated to a 1-D array
+        lengths = np.fromiter(map(len, sized), dtype=np.int64, count=len(sized))
         if int(lengths.sum()) != flat.size:
             flat = None
     else:
@@ -228,7 +234,9 @@ def _row_ids(sentences: Sequence[Any], name: str, n_rows: int) -> Ragged:
     return Ragged.from_lengths(flat, lengths)
 
 
-def _row_ids_one_by_one(items: list[np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray]:
+def _row_ids_one_by_one(
+    items: list[NDArray[np.generic]], name: str
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Name the first sentence that is not a 1-D integer array; else concatenate as int64."""
     for index, item in enumerate(items):
         if item.size and (item.ndim != 1 or not np.issubdtype(item.dtype, np.integer)):
@@ -243,8 +251,8 @@ def _row_ids_one_by_one(items: list[np.ndarray], name: str) -> tuple[np.ndarray,
 
 
 def _table_from_matrices(
-    items1: Sequence[Any], items2: Sequence[Any], names: tuple[str, str]
-) -> tuple[np.ndarray, Ragged, Ragged]:
+    items1: Sequence[ArrayLike], items2: Sequence[ArrayLike], names: tuple[str, str]
+) -> tuple[NDArray[np.float64], Ragged, Ragged]:
     """Stack the word-vector matrices into one table; sentences become consecutive row ids."""
     arrays1 = [as_real_array(item, f"{names[0]}[{index}]") for index, item in enumerate(items1)]
     arrays2 = [as_real_array(item, f"{names[1]}[{index}]") for index, item in enumerate(items2)]
@@ -254,8 +262,8 @@ def _table_from_matrices(
             f"All word-vector matrices must have the same width; got widths {sorted(dims)}."
         )
     dim = dims.pop() if dims else 1
-    blocks: list[np.ndarray] = []
-    counts: list[np.ndarray] = []
+    blocks: list[NDArray[np.generic]] = []
+    counts: list[NDArray[np.int64]] = []
     for name, arrays in zip(names, (arrays1, arrays2)):
         for index, item in enumerate(arrays):
             if item.size and item.ndim != 2:

@@ -5,9 +5,10 @@ Ragged sentences are given as ``tokens`` (row ids of all sentences back to back)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = [
     "BLOCK_TOKENS",
@@ -20,7 +21,7 @@ __all__ = [
 ]
 
 
-def starts_of(lengths: np.ndarray) -> np.ndarray:
+def starts_of(lengths: NDArray[np.integer]) -> NDArray[np.int64]:
     """Start of each segment of the given lengths in the concatenation (exclusive cumsum)."""
     offsets = np.zeros(lengths.size, dtype=np.int64)
     if lengths.size:
@@ -29,8 +30,11 @@ def starts_of(lengths: np.ndarray) -> np.ndarray:
 
 
 def segment_max(
-    values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, rows: np.ndarray | None = None
-) -> np.ndarray:
+    values: NDArray[np.float64],
+    starts: NDArray[np.integer],
+    lengths: NDArray[np.integer],
+    rows: NDArray[np.integer] | None = None,
+) -> NDArray[np.float64]:
     """Row-wise maximum of each non-empty segment ``values[starts[i]:starts[i] + lengths[i]]``.
 
     Same result as ``np.maximum.reduceat(values, starts, axis=0)`` (a maximum is exact in any
@@ -51,7 +55,7 @@ def segment_max(
     return result
 
 
-def _mix(values: np.ndarray) -> np.ndarray:
+def _mix(values: NDArray[np.uint64]) -> NDArray[np.uint64]:
     """splitmix64 finaliser on uint64 (wrapping arithmetic): well-spread hash values."""
     values = values ^ (values >> np.uint64(30))
     values = values * np.uint64(0xBF58476D1CE4E5B9)
@@ -65,7 +69,7 @@ def _mix(values: np.ndarray) -> np.ndarray:
 BLOCK_TOKENS = 1 << 15
 
 
-def sentence_blocks(lengths: np.ndarray, block_tokens: int = BLOCK_TOKENS) -> list[slice]:
+def sentence_blocks(lengths: NDArray[np.integer], block_tokens: int = BLOCK_TOKENS) -> list[slice]:
     """Consecutive runs of whole sentences holding about ``block_tokens`` tokens each."""
     offsets = starts_of(lengths)
     total = int(lengths.sum())
@@ -76,7 +80,9 @@ def sentence_blocks(lengths: np.ndarray, block_tokens: int = BLOCK_TOKENS) -> li
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
 
-def distinct_sentences(tokens: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distinct_sentences(
+    tokens: NDArray[np.integer], lengths: NDArray[np.integer]
+) -> tuple[NDArray[np.intp], NDArray[np.int64]]:
     """Group equal sentences (same tokens in the same order), exactly.
 
     Each sentence is hashed (order-dependent: the sum of its token hashes times odd position
@@ -135,6 +141,10 @@ def distinct_sentences(tokens: np.ndarray, lengths: np.ndarray) -> tuple[np.ndar
     return np.concatenate([first, moved]), groups
 
 
+#: ``(flat, offsets, lengths, chosen)``: ragged sentences and the sentence of every pair.
+_RaggedChoice = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
+
+
 class single_threaded_blas:
     """Run BLAS single-threaded while the small batched products run.
 
@@ -151,16 +161,22 @@ class single_threaded_blas:
             return
         self._limits = threadpool_limits(limits=1, user_api="blas")
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self._limits is not None:
             self._limits.restore_original_limits()
 
 
 def pair_universes(
-    first: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    second: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    first: _RaggedChoice,
+    second: _RaggedChoice,
     n_rows: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.int64],
+    NDArray[np.int64],
+]:
     """Distinct rows of each pair's universe ``U = [X; Y]`` with their multiplicities.
 
     A repeated row adds an identical column to the universe (Algorithm 1 keeps repeated
@@ -191,7 +207,8 @@ def pair_universes(
     head[1:] = keys[1:] != keys[:-1]
     group = np.cumsum(head) - 1
     n_groups = int(group[-1]) + 1 if group.size else 0
-    count_y = np.bincount(group, weights=sides, minlength=n_groups)
+    # with weights, bincount returns float64 (numpy's stubs say an integer array)
+    count_y = cast(NDArray[np.float64], np.bincount(group, weights=sides, minlength=n_groups))
     count_x = np.bincount(group, minlength=n_groups) - count_y
     unique_keys = keys[head]
     rows, pairs = unique_keys % n_rows, unique_keys // n_rows

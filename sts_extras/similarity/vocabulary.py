@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.similarity.kernels import distinct_sentences, segment_max, starts_of
 
@@ -47,19 +48,26 @@ _NS_PER_GEMM_FLOP = 0.03  # per multiply-add of one large product (G or token x 
 _NS_PER_GATHER = 1.5  # per gathered-and-maxed element of the membership table
 _NS_PER_TOKEN = 40.0  # per token of a pair in the vocabulary path (gather, min/max, sums)
 
+#: ``gather(rows)``: the float64 (weighted) vectors of rows of the word-vector table.
+_Gather = Callable[[NDArray[np.integer]], NDArray[np.float64]]
+#: ``(mu_x, mu_y, owner)`` of every token of every pair (see :func:`pair_memberships`).
+_Memberships = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]
+
 
 @dataclass(frozen=True)
 class MembershipPlan:
     """The vocabulary of a batch and how its membership table is built."""
 
-    vocabulary: np.ndarray  # (|V|,) sorted distinct row ids
-    local: np.ndarray  # local vocabulary id of every token (same layout as ``tokens``)
-    representatives: np.ndarray  # one sentence index per distinct sentence
-    sentence_ids: np.ndarray  # distinct-sentence id of every sentence
+    vocabulary: NDArray[np.intp]  # (|V|,) sorted distinct row ids
+    local: NDArray[np.signedinteger]  # local vocabulary id of every token (layout of ``tokens``)
+    representatives: NDArray[np.intp]  # one sentence index per distinct sentence
+    sentence_ids: NDArray[np.int64]  # distinct-sentence id of every sentence
     use_gram: bool  # True: rows of G = W_V W_V^T; False: token vectors times W_V^T
 
 
-def vocabulary_of(tokens: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+def vocabulary_of(
+    tokens: NDArray[np.integer], n_rows: int
+) -> tuple[NDArray[np.intp], NDArray[np.signedinteger]]:
     """Sorted distinct row ids of ``tokens`` and each token's index into them.
 
     The indices are int32 whenever they fit: half the memory traffic of the per-token arrays.
@@ -81,8 +89,8 @@ def _index_type(size: int) -> type[np.signedinteger]:
 
 
 def plan_memberships(
-    tokens: np.ndarray,
-    lengths: np.ndarray,
+    tokens: NDArray[np.integer],
+    lengths: NDArray[np.integer],
     n_rows: int,
     dim: int,
     pair_sizes_squared: float,
@@ -136,10 +144,10 @@ def plan_memberships(
 
 def membership_table(
     plan: MembershipPlan,
-    lengths: np.ndarray,
-    gather: Callable[[np.ndarray], np.ndarray],
+    lengths: NDArray[np.integer],
+    gather: _Gather,
     max_bytes: int,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """``M[s, v] = max(0, max_{a in s} w_v . w_a)`` for every distinct sentence ``s``.
 
     ``gather(rows)`` returns the float64 (weighted) vectors of table rows. Sentences are
@@ -176,11 +184,11 @@ def membership_table(
 
 def pair_memberships(
     plan: MembershipPlan,
-    table: np.ndarray,
-    lengths: np.ndarray,
-    first: np.ndarray,
-    second: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    table: NDArray[np.float64],
+    lengths: NDArray[np.integer],
+    first: NDArray[np.integer],
+    second: NDArray[np.integer],
+) -> _Memberships:
     """Memberships of both sentences over each pair's universe ``U = [X; Y]``, gathered.
 
     ``first`` and ``second`` are sentence indices (into ``lengths``) of the pairs. Returns, for
@@ -206,17 +214,17 @@ def pair_memberships(
 
 
 def membership_gatherer(
-    tokens: np.ndarray,
-    lengths: np.ndarray,
+    tokens: NDArray[np.integer],
+    lengths: NDArray[np.integer],
     n_rows: int,
-    gather: Callable[[np.ndarray], np.ndarray],
+    gather: _Gather,
     *,
     dim: int,
     n_pairs: int,
     pair_tokens: float,
     pair_sizes_squared: float,
     max_bytes: int,
-) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+) -> Callable[[NDArray[np.integer], NDArray[np.integer]], _Memberships] | None:
     """Build the membership table if it pays (:func:`plan_memberships`); None otherwise.
 
     Returns ``memberships(first, second)``: :func:`pair_memberships` for pairs of sentence

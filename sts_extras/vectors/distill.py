@@ -34,7 +34,7 @@ import importlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +88,7 @@ def _files(model: ModelSource) -> tuple[str, str]:
     return identity, str(local) if local is not None else model.name
 
 
-def distillation_key(identity: str, pca_dims: int | None) -> dict[str, Any]:
+def distillation_key(identity: str, pca_dims: int | None) -> dict[str, str | int | None]:
     """What one distillation is made of: the model's content identity, options, and the code
     whose arithmetic made the vectors.
 
@@ -120,7 +120,7 @@ def distillation_key(identity: str, pca_dims: int | None) -> dict[str, Any]:
     }
 
 
-def distillation_name(key: dict[str, Any]) -> str:
+def distillation_name(key: Mapping[str, object]) -> str:
     """The cache folder of a distillation: ``model2vec-<32 hex digits of its key's SHA-256>``."""
     text = json.dumps(key, sort_keys=True)
     return f"model2vec-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:32]}"
@@ -201,7 +201,9 @@ def distillation_description(source: str) -> str:
 
 
 @contextlib.contextmanager
-def _replacing(module: str, name: str, replacement: Callable[[Any], Any]) -> Iterator[None]:
+def _replacing(
+    module: str, name: str, replacement: Callable[[Callable[..., object]], Callable[..., object]]
+) -> Iterator[None]:
     """Within the block, ``module.name`` is ``replacement(original)``; restored after.
 
     model2vec offers no argument for what is replaced here (its bar's label, its encoding step),
@@ -236,8 +238,8 @@ def _distillation_bar(source: str) -> contextlib.AbstractContextManager[None]:
     hidden = not library_bars_shown()
     description = distillation_description(source)
 
-    def relabel(original: Any) -> Any:
-        def relabelled(*args: Any, **kwargs: Any) -> Any:
+    def relabel(original: Callable[..., object]) -> Callable[..., object]:
+        def relabelled(*args: object, **kwargs: object) -> object:
             kwargs["desc"] = description
             if hidden:
                 kwargs["disable"] = True
@@ -249,9 +251,10 @@ def _distillation_bar(source: str) -> contextlib.AbstractContextManager[None]:
 
 
 def _vocabulary_encoder(source: str) -> contextlib.AbstractContextManager[None]:
-    """Have model2vec's ``distill`` encode the vocabulary with :func:`encode_vocabulary`.
+    """Have model2vec's ``distill`` encode the vocabulary with our encoder.
 
-    model2vec has no argument for its encoding step: ``distill_from_model`` calls the name
+    The encoder is :func:`~sts_extras.vectors.distill_inference.encode_vocabulary`. model2vec has
+    no argument for its encoding step: ``distill_from_model`` calls the name
     ``create_embeddings`` of ``model2vec.distill.distillation``, which is replaced for the block
     by one with the same parameters that runs ours on the CPU with MEAN pooling (what
     :func:`distill_to` asks for) and model2vec's own otherwise. If a model2vec release moves that
@@ -259,16 +262,16 @@ def _vocabulary_encoder(source: str) -> contextlib.AbstractContextManager[None]:
     :func:`distillation_key` then keeps its folders apart.
     """
 
-    def ours_on_the_cpu(original: Any) -> Any:
+    def ours_on_the_cpu(original: Callable[..., object]) -> Callable[..., object]:
         from sts_extras.vectors.distill_inference import encode_vocabulary
 
         def create_embeddings(
-            model: Any,
+            model: Any,  # a transformers PreTrainedModel, whose stubs mistype its .to()
             tokenized: list[list[int]],
             device: str,
             pad_token_id: int,
-            pooling: Any = "mean",
-        ) -> Any:
+            pooling: object = "mean",  # model2vec's PoolingMode (a str enum) or a str
+        ) -> object:
             if str(device) != "cpu" or str(getattr(pooling, "value", pooling)) != "mean":
                 return original(model, tokenized, device, pad_token_id, pooling)
             described = distillation_description(source)
@@ -287,7 +290,7 @@ def distill_to(
     target: Path,
     pca_dims: int | None,
     *,
-    key: dict[str, Any],
+    key: Mapping[str, object],
     label: str | None = None,
 ) -> None:
     """Distil ``source`` (a model directory or Hub id) with model2vec and save it at ``target``.

@@ -32,9 +32,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
+
+from sts_extras.progress import Progress
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 __all__ = ["TOKENS_PER_BATCH", "encode_vocabulary"]
 
@@ -49,7 +55,7 @@ __all__ = ["TOKENS_PER_BATCH", "encode_vocabulary"]
 TOKENS_PER_BATCH = 4096
 
 
-def _length_groups(lengths: np.ndarray) -> list[np.ndarray]:
+def _length_groups(lengths: NDArray[np.int64]) -> list[NDArray[np.intp]]:
     """Indices of the sequences of each length, shortest length first (stable within one)."""
     order = np.argsort(lengths, kind="stable")
     sorted_lengths = lengths[order]
@@ -58,12 +64,12 @@ def _length_groups(lengths: np.ndarray) -> list[np.ndarray]:
 
 
 def encode_vocabulary(
-    model: Any,
+    model: PreTrainedModel,
     token_ids: Sequence[Sequence[int]],
     *,
     tokens_per_batch: int | None = None,
-    bar: Any = None,
-) -> np.ndarray:
+    bar: Progress | None = None,
+) -> NDArray[np.float32]:
     """The mean over positions of ``model``'s last hidden state for each id sequence.
 
     What model2vec's ``create_embeddings`` with MEAN pooling computes (the static vector of a

@@ -23,14 +23,19 @@ import re
 import struct
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.numbers import parse_number
 from sts_extras.io.text import read_json
 from sts_extras.optional import requires_extra
+
+if TYPE_CHECKING:  # gensim ships no type information: these are names for the reader
+    from gensim.models import KeyedVectors
+    from gensim.models.fasttext import FastTextKeyedVectors
 
 __all__ = [
     "SAFE_FORMATS",
@@ -117,7 +122,7 @@ def header_counts(first: bytes | str) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2))
 
 
-def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], np.ndarray]:
+def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], NDArray[np.float32]]:
     """Read word2vec-text / GloVe / fastText ``.vec`` vectors, validating every line.
 
     Written here rather than calling gensim's text reader because that reader neither checks
@@ -125,7 +130,7 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], np.ndarra
     line numbers. Repeated words keep their first vector (as gensim does), with one warning.
     """
     words: list[str] = []
-    rows: list[np.ndarray] = []
+    rows: list[NDArray[np.float32]] = []
     lines: list[int] = []
     seen: set[str] = set()
     duplicates = 0
@@ -345,7 +350,7 @@ def _extra_data(stream: _ByteStream, path: Path, count: int, dim: int) -> str | 
     return f"has {left} more bytes after vector {count + extra}"
 
 
-def read_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
+def read_word2vec_binary(path: Path) -> tuple[list[str], NDArray[np.float32]]:
     """Read a word2vec binary file, checking the header against the data.
 
     Written here rather than calling gensim's binary reader because that reader loads only the
@@ -368,7 +373,7 @@ def read_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
                 f"{declared}, at least {needed} bytes, but only {available} bytes follow it "
                 "(a wrong header, or a truncated file)."
             )
-        table: np.ndarray | None = None  # allocated once a first vector has been read
+        table: NDArray[np.float32] | None = None  # allocated once a first vector has been read
         words: list[str] = []
         seen: set[str] = set()
         skipped: list[int] = []  # entries of repeated words
@@ -424,7 +429,9 @@ def read_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
     return words, table
 
 
-def _grown(table: np.ndarray | None, count: int, dim: int, *, compressed: bool) -> np.ndarray:
+def _grown(
+    table: NDArray[np.float32] | None, count: int, dim: int, *, compressed: bool
+) -> NDArray[np.float32]:
     """A larger table holding ``table``'s rows.
 
     An uncompressed file was checked against its size, so its table is allocated whole; a
@@ -440,7 +447,7 @@ def _grown(table: np.ndarray | None, count: int, dim: int, *, compressed: bool) 
     return grown
 
 
-def check_finite(kv: Any, path: Path | None) -> None:
+def check_finite(kv: KeyedVectors, path: Path | None) -> None:
     """Fail on the first vector of ``kv`` holding NaN or inf (``path``: the file it came from)."""
     finite = np.isfinite(kv.vectors).all(axis=1)
     if not finite.all():
@@ -514,7 +521,7 @@ def _check_fasttext_layout(path: Path) -> None:
             )
 
 
-def read_fasttext_binary(path: Path) -> Any:
+def read_fasttext_binary(path: Path) -> FastTextKeyedVectors:
     """The ``FastTextKeyedVectors`` (with subword n-grams) of a fastText ``.bin`` model."""
     _check_fasttext_layout(path)
     with requires_extra("vectors"):
@@ -531,7 +538,7 @@ def read_fasttext_binary(path: Path) -> Any:
     return kv
 
 
-def read_keyed_vectors(path: Path, *, trust_pickle: bool) -> Any:
+def read_keyed_vectors(path: Path, *, trust_pickle: bool) -> KeyedVectors:
     """The ``KeyedVectors`` of a file in gensim's native format (``.kv``/``.model``).
 
     Such a file is a Python pickle: loading it runs whatever code the file holds. It is opened
@@ -580,7 +587,7 @@ def file_stem(path: Path) -> str:
     return name
 
 
-def json_value(path: Path, key: str) -> Any:
+def json_value(path: Path, key: str) -> object:
     """``key`` of the JSON object in ``path``; None if unreadable, not an object, or missing
     (a format sniff: read strictly, UTF-8 with or without a byte-order mark)."""
     try:

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from sts_extras.io.content import content_hasher
+
+if TYPE_CHECKING:
+    import xxhash
 
 __all__ = ["array_digest", "callable_identity", "table_digest"]
 
@@ -26,19 +30,19 @@ __all__ = ["array_digest", "callable_identity", "table_digest"]
 _BLOCK_BYTES = 16 << 20
 
 
-def array_digest(array: Any, digest: Any = None) -> Any:
+def array_digest(array: ArrayLike, digest: xxhash.xxh3_128 | None = None) -> xxhash.xxh3_128:
     """Feed every byte of ``array`` (dtype, shape, values in C order, little-endian) to a hash.
 
     Parameters
     ----------
     array : array_like
         Any numeric array.
-    digest : hashlib hash, optional
+    digest : xxhash.xxh3_128, optional
         The hash to update; a new :func:`~sts_extras.io.content.content_hasher` by default.
 
     Returns
     -------
-    hashlib hash
+    xxhash.xxh3_128
         ``digest``, updated.
     """
     digest = digest if digest is not None else content_hasher()
@@ -56,7 +60,7 @@ def array_digest(array: Any, digest: Any = None) -> Any:
     return digest
 
 
-def table_digest(words: Sequence[str], table: Any, *, extra: str = "") -> str:
+def table_digest(words: Sequence[str], table: ArrayLike, *, extra: str = "") -> str:
     """The content hash (:data:`~sts_extras.io.content.CONTENT_HASH`, hex) of a vector table,
     its words in row order, and ``extra`` (e.g. subwords).
 
@@ -80,7 +84,7 @@ def table_digest(words: Sequence[str], table: Any, *, extra: str = "") -> str:
     return digest.hexdigest()
 
 
-def callable_identity(function: Callable[..., Any]) -> str | None:
+def callable_identity(function: Callable[..., object]) -> str | None:
     """A stable name of a tokeniser given as a callable, or None when it has none.
 
     A :class:`~sts_extras.vectors.RegexTokenizer` is its pattern. Any other callable runs code

@@ -36,6 +36,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.io.arrays import read_npy_matrix, read_parquet_strings
@@ -234,7 +235,7 @@ def packaged_vectors_folder(name: str) -> Path:
 
 def read_vector_folder(
     folder: str | os.PathLike[str], packaged: PackagedVectors
-) -> tuple[list[str], np.ndarray]:
+) -> tuple[list[str], NDArray[np.floating]]:
     """The words and the matrix of a named source read from ``folder``, fully checked.
 
     Parameters
@@ -303,7 +304,7 @@ def load_packaged_vectors(
     *,
     folder: str | os.PathLike[str] | None = None,
     display_name: str | None = None,
-    **options: Any,
+    **options: Any,  # WordVectors' keyword options, passed on
 ) -> WordVectors:
     """The named source ``name`` as :class:`~sts_extras.vectors.WordVectors`.
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.numbers import parse_number
@@ -98,7 +99,7 @@ class SIFWeights:
 
         return float(word_frequency(word, self.lang))
 
-    def weights(self, words: Iterable[str]) -> np.ndarray:
+    def weights(self, words: Iterable[str]) -> NDArray[np.float64]:
         """The weight of each word, as a float64 array."""
         return np.array(
             [self.a / (self.a + self.frequency(word)) for word in words], dtype=np.float64

@@ -19,14 +19,18 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, count, filterfalse
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras._validation import as_sentence_list
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.io.records import Record, parse_record
 from sts_extras.optional import requires_extra
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding, Tokenizer
 
 __all__ = [
     "DEFAULT_TOKEN_PATTERN",
@@ -100,13 +104,13 @@ class TokenizedSentences:
         ``distinct_ids[sentence_index[i]]`` (default: ``0, 1, ..., len(ids) - 1``).
     """
 
-    ids: list[np.ndarray]
+    ids: list[NDArray[np.int64]]
     n_tokens: int
     n_dropped: int
     n_subword: int
     n_empty: int
-    distinct_ids: list[np.ndarray] = field(default=None, repr=False)  # type: ignore[arg-type]
-    sentence_index: np.ndarray = field(default=None, repr=False)  # type: ignore[arg-type]
+    distinct_ids: list[NDArray[np.int64]] = field(default=None, repr=False)  # type: ignore[arg-type]
+    sentence_index: NDArray[np.int64] = field(default=None, repr=False)  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         if self.distinct_ids is None or self.sentence_index is None:  # every sentence its own
@@ -157,7 +161,7 @@ class Vocabulary:
         words: Sequence[str],
         *,
         tokenizer: Callable[[str], list[str]] | None = None,
-        hf_tokenizer: Any = None,
+        hf_tokenizer: Tokenizer | None = None,
         lowercase: bool = True,
         split_compounds: bool = True,
         stop_words: Iterable[str] | None = None,
@@ -207,8 +211,9 @@ class Vocabulary:
 
     def tokenize(self, text: str) -> list[str]:
         """The tokens of ``text`` (before lookup; stop words removed)."""
-        if self.tokenizer is None:
-            tokens = self.hf_tokenizer.encode(text, add_special_tokens=False).tokens
+        if self.tokenizer is None:  # then hf_tokenizer is set (__init__)
+            hf_tokenizer = cast("Tokenizer", self.hf_tokenizer)
+            tokens = hf_tokenizer.encode(text, add_special_tokens=False).tokens
         else:
             tokens = list(self.tokenizer(text))
         if self.stop_words is not None:
@@ -272,7 +277,7 @@ class Vocabulary:
         it is read, so a progress bar over the batches follows the work.
         """
         number: dict[str, int] = {}  # distinct text -> its position among the distinct texts
-        indices: list[np.ndarray] = []
+        indices: list[NDArray[np.int64]] = []
         pieces: list[Any] = []  # per distinct text: its tokens, or its hf ids
         hf_route = self.tokenizer is None and self.stop_words is None
         for batch in batches:
@@ -283,7 +288,8 @@ class Vocabulary:
             indices.append(np.fromiter(map(number.__getitem__, texts), np.int64, len(texts)))
             if hf_route:
                 if fresh:
-                    pieces.extend(self.hf_tokenizer.encode_batch(fresh, add_special_tokens=False))
+                    hf_tokenizer = cast("Tokenizer", self.hf_tokenizer)  # set: no `tokenizer`
+                    pieces.extend(hf_tokenizer.encode_batch(fresh, add_special_tokens=False))
             else:
                 pieces.extend(map(self.tokenize, fresh))
         index = np.concatenate(indices) if indices else np.empty(0, dtype=np.int64)
@@ -295,7 +301,7 @@ class Vocabulary:
 
     def _rows_of_tokens(
         self, token_lists: list[list[str]], on_missing: Callable[[str], int | None] | None
-    ) -> tuple[list[np.ndarray], np.ndarray]:
+    ) -> tuple[list[NDArray[np.int64]], NDArray[np.int64]]:
         """Rows of each distinct text and its (tokens, dropped, subword) counts, looking each
         distinct token up once."""
         codes, distinct_tokens = _number_tokens(list(chain.from_iterable(token_lists)))
@@ -320,7 +326,9 @@ class Vocabulary:
         per_text = np.stack([token_counts, dropped.astype(np.int64), subwords.astype(np.int64)])
         return _split(flat, lengths.astype(np.int64)), per_text
 
-    def _rows_of_hf_encodings(self, encodings: list[Any]) -> tuple[list[np.ndarray], np.ndarray]:
+    def _rows_of_hf_encodings(
+        self, encodings: list[Encoding]
+    ) -> tuple[list[NDArray[np.int64]], NDArray[np.int64]]:
         """Rows of each distinct text from its Hugging Face encoding, the unknown token dropped."""
         ids = [np.asarray(encoding.ids, dtype=np.int64) for encoding in encodings]
         n_tokens = np.fromiter(map(len, ids), np.int64, len(ids))
@@ -349,7 +357,7 @@ class Vocabulary:
         }
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> Vocabulary:
+    def from_config(cls, config: Mapping[str, object]) -> Vocabulary:
         """Inverse of :meth:`to_config`; the config (read from a model folder, which may come
         from anyone) is parsed as a :class:`VocabularyConfig` record first."""
         checked = parse_record(VocabularyConfig, config, "the word-vector tokenizer's config")
@@ -373,7 +381,7 @@ class Vocabulary:
 _FACTORIZE_FROM = 4096
 
 
-def _number_tokens(tokens: list[str]) -> tuple[np.ndarray, list[str]]:
+def _number_tokens(tokens: list[str]) -> tuple[NDArray[np.int64], list[str]]:
     """Number the distinct tokens in order of first occurrence: each instance's number (int64)
     and the distinct tokens. One pass in C: a dict for a few tokens, else pandas' factorize (a
     hash table over the instances, 2x the dict's speed on 10^6 tokens); both number alike."""
@@ -388,7 +396,7 @@ def _number_tokens(tokens: list[str]) -> tuple[np.ndarray, list[str]]:
     return codes.astype(np.int64, copy=False), distinct.tolist()
 
 
-def _split(flat: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
+def _split(flat: NDArray[np.int64], lengths: NDArray[np.int64]) -> list[NDArray[np.int64]]:
     """``flat`` cut into consecutive read-only pieces of the given lengths."""
     flat.flags.writeable = False  # pieces are shared by every sentence with the same text
     bounds = np.cumsum(lengths).tolist()
@@ -396,7 +404,7 @@ def _split(flat: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
 
 
 def _expand_distinct(
-    rows: list[np.ndarray], per_text: np.ndarray, index: np.ndarray
+    rows: list[NDArray[np.int64]], per_text: NDArray[np.int64], index: NDArray[np.int64]
 ) -> TokenizedSentences:
     """The result for every sentence from the rows and counts of the distinct texts.
 
@@ -426,7 +434,7 @@ def strip_subword_marker(token: str) -> str:
     return token
 
 
-def _unk_token_id(tokenizer: Any) -> int | None:
+def _unk_token_id(tokenizer: Tokenizer) -> int | None:
     model = json.loads(tokenizer.to_str()).get("model", {})
     unk = model.get("unk_token")
     if unk is not None:

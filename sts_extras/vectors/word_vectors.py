@@ -16,9 +16,10 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
 from sts_extras.io.content import content_hasher
@@ -41,6 +42,12 @@ from sts_extras.vectors.formats import (
 from sts_extras.vectors.identity import array_digest, callable_identity, table_digest
 from sts_extras.vectors.packaged import PACKAGED_VECTORS, VectorSetInfo, load_packaged_vectors
 from sts_extras.vectors.tokenization import TokenizedSentences, Vocabulary
+
+if TYPE_CHECKING:
+    from gensim.models import KeyedVectors
+    from gensim.models.fasttext import FastTextKeyedVectors
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
 
 __all__ = ["OOVWarning", "WordVectors"]
 
@@ -95,15 +102,15 @@ class WordVectors:
     def __init__(
         self,
         words: Sequence[str],
-        vectors: Any,
+        vectors: ArrayLike,
         *,
         name: str,
         tokenizer: Callable[[str], list[str]] | None = None,
-        hf_tokenizer: Any = None,
+        hf_tokenizer: Tokenizer | None = None,
         lowercase: bool = True,
         split_compounds: bool = True,
         stop_words: Iterable[str] | None = None,
-        oov_vector: Callable[[str], Any] | None = None,
+        oov_vector: Callable[[str], ArrayLike] | None = None,
         source: str | None = None,
     ) -> None:
         table = np.asarray(vectors)
@@ -126,7 +133,7 @@ class WordVectors:
             raise UserInputError(f"`name` must be a non-empty string, got {name!r}.")
         self.name = name
         self.source = source or name
-        self._table = table
+        self._table: NDArray[np.floating] = table
         self.vocabulary = Vocabulary(
             words,
             tokenizer=tokenizer,
@@ -137,9 +144,9 @@ class WordVectors:
         )
         self._oov_vector = oov_vector
         self._extra_words: list[str] = []
-        self._extra_rows: list[np.ndarray] = []
+        self._extra_rows: list[NDArray[np.floating]] = []
         # gensim fastText vectors whose n-gram table gives unknown words their vectors
-        self._subwords: Any = None
+        self._subwords: FastTextKeyedVectors | None = None
         self._table_identity: str | None = None
         self._fingerprint: str | None = None
         #: What a published vector set is (paper, training data, licence); set by the named
@@ -148,7 +155,7 @@ class WordVectors:
 
     # ---------------------------------------------------------------- basic properties
     @property
-    def vectors(self) -> np.ndarray:
+    def vectors(self) -> NDArray[np.floating]:
         """The base vector table, shape ``(len(vocabulary), dim)`` (subword extras excluded)."""
         return self._table
 
@@ -301,7 +308,7 @@ class WordVectors:
         self._extra_rows.append(vector)
         return len(self) + len(self._extra_rows) - 1
 
-    def vectors_for(self, ids: Any) -> np.ndarray:
+    def vectors_for(self, ids: ArrayLike) -> NDArray[np.floating]:
         """Vectors of the given row ids (base rows and subword-built rows), shape ``(n, dim)``."""
         ids = np.asarray(ids, dtype=np.int64)
         base = len(self)
@@ -319,7 +326,7 @@ class WordVectors:
         out[~in_base] = extra[ids[~in_base] - base]
         return out
 
-    def words_for(self, ids: Any) -> list[str]:
+    def words_for(self, ids: ArrayLike) -> list[str]:
         """The word of each row id."""
         base = len(self)
         return [
@@ -357,14 +364,24 @@ class WordVectors:
     # ---------------------------------------------------------------- constructors
     @classmethod
     def from_arrays(
-        cls, words: Sequence[str], vectors: Any, *, name: str = "custom-vectors", **options: Any
+        cls,
+        words: Sequence[str],
+        vectors: ArrayLike,
+        *,
+        name: str = "custom-vectors",
+        **options: Any,
     ) -> WordVectors:
         """Vectors from a list of words and a matching ``(len(words), dim)`` array."""
         return cls(words, vectors, name=name, **options)
 
     @classmethod
     def from_gensim(
-        cls, kv: Any, *, name: str | None = None, trust_pickle: bool = False, **options: Any
+        cls,
+        kv: Any,  # a gensim KeyedVectors or model (gensim is untyped), or a path
+        *,
+        name: str | None = None,
+        trust_pickle: bool = False,
+        **options: Any,
     ) -> WordVectors:
         """Wrap a gensim ``KeyedVectors`` (or a model with ``.wv``, e.g. ``Word2Vec``/``FastText``).
 
@@ -453,7 +470,11 @@ class WordVectors:
 
     @classmethod
     def from_model2vec(
-        cls, path_or_model: Any, *, name: str | None = None, **options: Any
+        cls,
+        path_or_model: StaticModel | str | os.PathLike[str],
+        *,
+        name: str | None = None,
+        **options: Any,
     ) -> WordVectors:
         """A model2vec ``StaticModel`` (object or saved directory), with its own tokenizer."""
         if isinstance(path_or_model, (str, os.PathLike)):
@@ -636,7 +657,7 @@ class WordVectors:
 
     @classmethod
     def _from_loaded_kv(
-        cls, kv: Any, path: Path, *, name: str | None, **options: Any
+        cls, kv: KeyedVectors, path: Path, *, name: str | None, **options: Any
     ) -> WordVectors:
         if len(kv.index_to_key) == 0:
             raise UserInputError(f"{path}: no word vectors found (empty vocabulary).")
@@ -648,7 +669,7 @@ class WordVectors:
         return self
 
 
-def _subword_identity(kv: Any) -> str:
+def _subword_identity(kv: FastTextKeyedVectors) -> str:
     """The content hash (hex) of a gensim fastText model's n-gram table and the settings that
     index it."""
     digest = content_hasher()
@@ -660,7 +681,7 @@ def _subword_identity(kv: Any) -> str:
     return array_digest(kv.vectors_ngrams, digest).hexdigest()
 
 
-def _callable_name(function: Any) -> str | None:
+def _callable_name(function: object) -> str | None:
     """A callable by its import path: a label, not an identity (see ``identity``)."""
     if function is None:
         return None
@@ -670,7 +691,7 @@ def _callable_name(function: Any) -> str | None:
     )
 
 
-def _trust(trust_pickle: Any) -> bool:
+def _trust(trust_pickle: object) -> bool:
     """``trust_pickle`` checked to be a bool (a stray string must not count as consent)."""
     if not isinstance(trust_pickle, bool):
         raise UserInputTypeError(

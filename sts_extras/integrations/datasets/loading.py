@@ -13,7 +13,8 @@ local folder after ``pip install``, offline::
     datasets.load_dataset(sts_extras.dataset_path("stss131"), "all", split="test")
 
 The ``datasets`` library is imported only when a builder is used (:func:`load_dataset`,
-:class:`DSCS`, :class:`STSS131`, ``BUILDERS``), so reading the tables stays light.
+:class:`~sts_extras.datasets.DSCS`, :class:`~sts_extras.datasets.STSS131`, ``BUILDERS``), so
+reading the tables stays light.
 
 :func:`load_dataset` checks the prepared Arrow cache against the package table on every load (a
 hash of each split in a canonical form; a few milliseconds), so an edited or damaged cache never

@@ -26,8 +26,9 @@ class ScoreFeatures(datasets.Features):
     values.
 
     Declare a module's inputs as ``ScoreFeatures.of("predictions", "references")`` and put
-    :class:`RealScoreColumns` in its bases: the encoding converts like ``float`` does, and the
-    mixin has refused booleans, strings and complex numbers, naming the column, before it runs.
+    :class:`~sts_extras.integrations.evaluate.modules.RealScoreColumns` in its bases: the
+    encoding converts like ``float`` does, and the mixin has refused booleans, strings and
+    complex numbers, naming the column, before it runs.
 
     Examples
     --------

@@ -2,9 +2,9 @@
 
 A task is data (as in MTEB's own ``mteb/tasks/sts/eng/*.py``): a :class:`~mteb.TaskMetadata` plus
 the score range. Every field is derived from the one
-:class:`sts_extras.integrations.datasets.loading.DatasetSpec` of the benchmark, so the dataset card,
+:class:`sts_extras.benchmark_tables.DatasetSpec` of the benchmark, so the dataset card,
 the ``datasets`` builder and the task cannot drift apart. The one behaviour we change is
-:meth:`load_data`: the pairs come from the package through
+:meth:`DSCS.load_data`: the pairs come from the package through
 :func:`sts_extras.integrations.datasets.loading.load_dataset`, never from the Hub.
 
 Importing this module registers the two tasks with MTEB, as importing MTEB's own task modules
@@ -70,7 +70,8 @@ def _revision(spec: DatasetSpec) -> str:
     A content hash instead of a Git commit: the data ships inside the package, so an edited table
     gets a new revision automatically and never reuses results computed on the old one.
     """
-    data = resources.files("sts_extras").joinpath("data", spec.data_file).read_bytes()
+    # one name per joinpath(): Traversable.joinpath takes a single one on Python 3.10
+    data = resources.files("sts_extras").joinpath("data").joinpath(spec.data_file).read_bytes()
     return hashlib.sha256(data).hexdigest()[:40]
 
 

@@ -28,13 +28,17 @@ from __future__ import annotations
 import copy
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.errors import UserInputError
 from sts_extras.vectors import RegexTokenizer, Vocabulary
 from sts_extras.vectors.tokenization import strip_subword_marker
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 __all__ = ["COMPOUND_SEPARATORS", "static_embedding_parts"]
 
@@ -42,7 +46,9 @@ __all__ = ["COMPOUND_SEPARATORS", "static_embedding_parts"]
 COMPOUND_SEPARATORS = "['\u2019-]"
 
 
-def static_embedding_parts(vocabulary: Vocabulary, table: np.ndarray) -> tuple[Any, np.ndarray]:
+def static_embedding_parts(
+    vocabulary: Vocabulary, table: NDArray[np.floating]
+) -> tuple[Tokenizer, NDArray[np.float32]]:
     """A ``tokenizers.Tokenizer`` and the float32 embedding table its ids index.
 
     Parameters
@@ -53,12 +59,14 @@ def static_embedding_parts(vocabulary: Vocabulary, table: np.ndarray) -> tuple[A
         One (already weighted) vector per vocabulary row.
     """
     if vocabulary.hf_tokenizer is not None:
-        return _source_tokenizer(vocabulary, table)
+        return _source_tokenizer(vocabulary.hf_tokenizer, vocabulary, table)
     return _word_level_tokenizer(vocabulary, table)
 
 
-def _source_tokenizer(vocabulary: Vocabulary, table: np.ndarray) -> tuple[Any, np.ndarray]:
-    tokenizer = copy.deepcopy(vocabulary.hf_tokenizer)
+def _source_tokenizer(
+    source: Tokenizer, vocabulary: Vocabulary, table: NDArray[np.floating]
+) -> tuple[Tokenizer, NDArray[np.float32]]:
+    tokenizer = copy.deepcopy(source)
     tokenizer.no_truncation()
     tokenizer.no_padding()
     weights = np.array(table, dtype=np.float32)
@@ -74,7 +82,9 @@ def _source_tokenizer(vocabulary: Vocabulary, table: np.ndarray) -> tuple[Any, n
     return tokenizer, weights
 
 
-def _word_level_tokenizer(vocabulary: Vocabulary, table: np.ndarray) -> tuple[Any, np.ndarray]:
+def _word_level_tokenizer(
+    vocabulary: Vocabulary, table: NDArray[np.floating]
+) -> tuple[Tokenizer, NDArray[np.float32]]:
     from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers
     from tokenizers.models import WordLevel
 

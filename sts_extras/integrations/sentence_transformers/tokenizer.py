@@ -1,4 +1,6 @@
-"""A sentence-transformers ``WordTokenizer`` that tokenises exactly like a :class:`WordVectors`.
+"""A sentence-transformers ``WordTokenizer`` that tokenises like a ``WordVectors``.
+
+The tokenisation is that of :class:`sts_extras.vectors.WordVectors`, rebuilt from its config.
 
 Models saved by earlier versions of
 :meth:`sts_extras.integrations.mteb.models.MeanPooled.to_sentence_transformer` name this class and

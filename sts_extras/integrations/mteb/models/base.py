@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import as_real_array, as_sentence_list, check_positive_int
 from sts_extras.errors import UserInputError, UserInputTypeError
@@ -49,7 +50,10 @@ class MainScoreWarning(UserWarning):
     """An MTEB task's main score is not the model's own similarity (read pearson/spearman)."""
 
 
-def as_embedding_matrix(embeddings: Any, name: str) -> np.ndarray:
+def as_embedding_matrix(
+    embeddings: Any,  # a numpy array or a torch tensor (typed Any: torch is optional)
+    name: str,
+) -> NDArray[np.number]:
     """``embeddings`` (numpy or torch, one row or ``(n, dim)``) as a 2-D numeric numpy array.
 
     Half-precision tensors are cast to float32 (numpy cannot take them directly); a 1-D input
@@ -160,8 +164,8 @@ class StaticVectorModel:
         return self.vectors.encode(texts, warn=True)
 
     def _compact(
-        self, distinct: list[np.ndarray], *indices: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray | None, list[list[np.ndarray]]]:
+        self, distinct: list[NDArray[np.int64]], *indices: NDArray[np.int64]
+    ) -> tuple[NDArray[np.floating], NDArray[np.float64] | None, list[list[NDArray[np.int64]]]]:
         """The vector table, its SIF weights and, per ``indices``, the ids to score with.
 
         ``distinct`` are the row ids of the distinct sentences of a call and each of
@@ -189,7 +193,7 @@ class StaticVectorModel:
             renumbered = [inverse[a:b] for a, b in zip([0, *bounds[:-1]], bounds)]
         return table, weights, [list(map(renumbered.__getitem__, i.tolist())) for i in indices]
 
-    def _sif_weights(self, sif: SIFWeights, rows: np.ndarray) -> np.ndarray:
+    def _sif_weights(self, sif: SIFWeights, rows: NDArray[np.int64]) -> NDArray[np.float64]:
         missing = [int(row) for row in rows.tolist() if row not in self._sif_cache]
         if missing:
             values = sif.weights(self.vectors.words_for(missing))
@@ -197,7 +201,7 @@ class StaticVectorModel:
         return np.array([self._sif_cache[int(row)] for row in rows.tolist()], dtype=np.float64)
 
     # ------------------------------------------------------------------ plain-Python entry point
-    def score(self, sentences1: Sequence[str], sentences2: Sequence[str]) -> np.ndarray:
+    def score(self, sentences1: Sequence[str], sentences2: Sequence[str]) -> NDArray[np.float64]:
         """Similarity of each pair ``(sentences1[i], sentences2[i])`` as a float64 array.
 
         Out-of-vocabulary tokens are dropped (one :class:`~sts_extras.vectors.OOVWarning` per
@@ -221,11 +225,11 @@ class StaticVectorModel:
 
     def _score_ids(
         self,
-        ids1: list[np.ndarray],
-        ids2: list[np.ndarray],
-        table: np.ndarray,
-        weights: np.ndarray | None,
-    ) -> np.ndarray:
+        ids1: list[NDArray[np.int64]],
+        ids2: list[NDArray[np.int64]],
+        table: NDArray[np.floating],
+        weights: NDArray[np.float64] | None,
+    ) -> NDArray[np.float64]:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ MTEB EncoderProtocol
@@ -276,7 +280,7 @@ class StaticVectorModel:
         prompt_type: Any = None,
         show_progress_bar: bool | None = None,
         **kwargs: Any,
-    ) -> np.ndarray:
+    ) -> NDArray[np.float64]:
         """Encode MTEB's DataLoader of ``{"text": [...]}`` batches (or a list of sentences).
 
         Returns a float64 ``(n, dim)`` array; see :mod:`sts_extras.integrations.mteb.models` for
@@ -299,19 +303,21 @@ class StaticVectorModel:
 
     def _embed(
         self,
-        ids: list[np.ndarray],
-        table: np.ndarray,
-        weights: np.ndarray | None,
+        ids: list[NDArray[np.int64]],
+        table: NDArray[np.floating],
+        weights: NDArray[np.float64] | None,
         tokens: TokenizedSentences,
-    ) -> np.ndarray:
+    ) -> NDArray[np.float64]:
         """The embedding of each distinct sentence of ``tokens`` (``ids``: its compact ids)."""
         raise NotImplementedError
 
-    def similarity(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
+    def similarity(self, embeddings1: ArrayLike, embeddings2: ArrayLike) -> NDArray[np.float64]:
         """``(n1, n2)`` matrix of the model's similarity between two sets of encode outputs."""
         raise NotImplementedError
 
-    def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
+    def similarity_pairwise(
+        self, embeddings1: ArrayLike, embeddings2: ArrayLike
+    ) -> NDArray[np.float64]:
         """Similarity of row ``i`` of ``embeddings1`` with row ``i`` of ``embeddings2``."""
         raise NotImplementedError
 

@@ -22,9 +22,8 @@ task.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import check_choice, check_positive_int
 from sts_extras.errors import UserInputError
@@ -105,11 +104,11 @@ class DynaMax(StaticVectorModel):
 
     def _score_ids(
         self,
-        ids1: list[np.ndarray],
-        ids2: list[np.ndarray],
-        table: np.ndarray,
-        weights: np.ndarray | None,
-    ) -> np.ndarray:
+        ids1: list[NDArray[np.int64]],
+        ids2: list[NDArray[np.int64]],
+        table: NDArray[np.floating],
+        weights: NDArray[np.float64] | None,
+    ) -> NDArray[np.float64]:
         return dynamax_similarity(
             ids1,
             ids2,
@@ -123,11 +122,11 @@ class DynaMax(StaticVectorModel):
 
     def _embed(
         self,
-        ids: list[np.ndarray],
-        table: np.ndarray,
-        weights: np.ndarray | None,
+        ids: list[NDArray[np.int64]],
+        table: NDArray[np.floating],
+        weights: NDArray[np.float64] | None,
         tokens: TokenizedSentences,
-    ) -> np.ndarray:
+    ) -> NDArray[np.float64]:
         summed = pool_word_vectors(
             ids, vectors=table, weights=weights, mode="sum", max_chunk_bytes=self.max_chunk_bytes
         )
@@ -142,8 +141,8 @@ class DynaMax(StaticVectorModel):
         return summed
 
     def _lookup_pair_sets(
-        self, embeddings1: Any, embeddings2: Any
-    ) -> tuple[np.ndarray, np.ndarray | None, list[list[np.ndarray]]]:
+        self, embeddings1: ArrayLike, embeddings2: ArrayLike
+    ) -> tuple[NDArray[np.floating], NDArray[np.float64] | None, list[list[NDArray[np.int64]]]]:
         distinct1, index1 = self._registry.lookup_distinct(
             as_embedding_matrix(embeddings1, "embeddings1"), "embeddings1"
         )
@@ -152,7 +151,9 @@ class DynaMax(StaticVectorModel):
         )
         return self._compact(distinct1 + distinct2, index1, index2 + len(distinct1))
 
-    def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
+    def similarity_pairwise(
+        self, embeddings1: ArrayLike, embeddings2: ArrayLike
+    ) -> NDArray[np.float64]:
         """Exact DynaMax of each pair of encoded sentences (rows must come from :meth:`encode`)."""
         table, weights, (ids1, ids2) = self._lookup_pair_sets(embeddings1, embeddings2)
         if len(ids1) != len(ids2):
@@ -162,7 +163,7 @@ class DynaMax(StaticVectorModel):
             )
         return self._score_ids(ids1, ids2, table, weights)
 
-    def similarity(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
+    def similarity(self, embeddings1: ArrayLike, embeddings2: ArrayLike) -> NDArray[np.float64]:
         """Exact DynaMax between every row of ``embeddings1`` and every row of ``embeddings2``."""
         table, weights, (ids1, ids2) = self._lookup_pair_sets(embeddings1, embeddings2)
         return dynamax_similarity_matrix(

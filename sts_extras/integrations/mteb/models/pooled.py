@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._validation import check_choice
 from sts_extras.integrations.mteb.models.base import StaticVectorModel, as_embedding_matrix
@@ -41,11 +42,11 @@ class PooledVectorModel(StaticVectorModel):
 
     def _embed(
         self,
-        ids: list[np.ndarray],
-        table: np.ndarray,
-        weights: np.ndarray | None,
+        ids: list[NDArray[np.int64]],
+        table: NDArray[np.floating],
+        weights: NDArray[np.float64] | None,
         tokens: TokenizedSentences,
-    ) -> np.ndarray:
+    ) -> NDArray[np.float64]:
         return pool_word_vectors(
             ids,
             vectors=table,
@@ -54,7 +55,9 @@ class PooledVectorModel(StaticVectorModel):
             max_chunk_bytes=self.max_chunk_bytes,
         )
 
-    def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
+    def similarity_pairwise(
+        self, embeddings1: ArrayLike, embeddings2: ArrayLike
+    ) -> NDArray[np.float64]:
         """The model's measure between paired pooled vectors (the :meth:`encode` outputs)."""
         return fuzzy_set_similarity(
             as_embedding_matrix(embeddings1, "embeddings1"),
@@ -62,7 +65,7 @@ class PooledVectorModel(StaticVectorModel):
             measure=self.measure,
         )
 
-    def similarity(self, embeddings1: Any, embeddings2: Any) -> np.ndarray:
+    def similarity(self, embeddings1: ArrayLike, embeddings2: ArrayLike) -> NDArray[np.float64]:
         """All-pairs measure between pooled vectors."""
         return fuzzy_set_similarity_matrix(
             as_embedding_matrix(embeddings1, "embeddings1"),
@@ -111,11 +114,11 @@ class MaxPool(PooledVectorModel):
 
     def _score_ids(
         self,
-        ids1: list[np.ndarray],
-        ids2: list[np.ndarray],
-        table: np.ndarray,
-        weights: np.ndarray | None,
-    ) -> np.ndarray:
+        ids1: list[NDArray[np.int64]],
+        ids2: list[NDArray[np.int64]],
+        table: NDArray[np.floating],
+        weights: NDArray[np.float64] | None,
+    ) -> NDArray[np.float64]:
         return maxpool_similarity(
             ids1,
             ids2,
@@ -154,11 +157,11 @@ class MeanPooled(PooledVectorModel):
 
     def _score_ids(
         self,
-        ids1: list[np.ndarray],
-        ids2: list[np.ndarray],
-        table: np.ndarray,
-        weights: np.ndarray | None,
-    ) -> np.ndarray:
+        ids1: list[NDArray[np.int64]],
+        ids2: list[NDArray[np.int64]],
+        table: NDArray[np.floating],
+        weights: NDArray[np.float64] | None,
+    ) -> NDArray[np.float64]:
         return average_cosine_similarity(
             ids1, ids2, vectors=table, weights=weights, max_chunk_bytes=self.max_chunk_bytes
         )
