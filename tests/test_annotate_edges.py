@@ -1,4 +1,4 @@
-"""Edge inputs of ``sts-extras annotate`` (issue 12, points 7 and 8): named errors, exit 2.
+"""Edge inputs of ``sts-extras annotate``: named errors, exit 2.
 
 Every user error below must exit with status 2 and one line on stderr that names the argument or
 the file, before anything is printed or written.
@@ -40,7 +40,7 @@ def _user_error(capsys, argv):
     return lines[0]
 
 
-# -- point 7 -----------------------------------------------------------------------------------
+# -- votes files, options and output paths --------------------------------------------------
 def test_blank_cells_are_missing_labels_named_with_file_and_row(tmp_path, capsys):
     path = _write(tmp_path / "blank.csv", "item_a,item_b,winner\na,b,a\n,b,b\nc,a,c\n")
     err = _user_error(capsys, ["annotate", "score", str(path), "--no-selection"])

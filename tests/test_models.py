@@ -317,7 +317,7 @@ def test_docstring_examples_run():
         assert result.attempted > 0 and result.failed == 0, module.__name__
 
 
-# ---------------------------------------------------------------- issue 11: MTEB's main score
+# ---------------------------------------------------------------- MTEB's main score
 def _sts_task_with_main_score(base, main_score):
     from mteb.abstasks.task_metadata import TaskMetadata
 
@@ -369,7 +369,7 @@ def test_a_cosine_main_score_that_is_not_the_models_own_warns_once(
     assert metrics["pearson"] == pytest.approx(own, rel=1e-12)
 
 
-# ---------------------------------------------------------------- issue 11: metadata
+# ---------------------------------------------------------------- MTEB's model metadata
 def test_model_metadata_cites_the_methods_paper_and_describes_known_vectors(wv):
     dynamax, maxpool, average = (
         DynaMax(wv).mteb_model_meta,
@@ -388,7 +388,7 @@ def test_model_metadata_cites_the_methods_paper_and_describes_known_vectors(wv):
     assert meta.languages == ["eng-Latn"] and "pddl" in str(meta.license)
 
 
-# ---------------------------------------------------------------- issue 11: sentence-transformers
+# ---------------------------------------------------------------- as a sentence-transformer
 def _st_ids(st_model, texts):
     """Token ids of the StaticEmbedding tokenizer, minus the zero (unknown) row."""
     module = st_model[0]

@@ -289,7 +289,7 @@ def test_non_finite_weighted_vectors_are_named_not_silenced():
         dynamax_similarity([[0]], [[1]], vectors=huge)
 
 
-# ---------------------------------------------------------------- cross-pair reuse (issue 16)
+# ------------------------------------------- cross-pair reuse: one word table for many pairs
 @pytest.fixture
 def table_path(monkeypatch):
     """Count membership-table builds; make the per-pair products look expensive (force the table

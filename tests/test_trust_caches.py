@@ -1,4 +1,4 @@
-"""Caches and model identities are built from full content (issue 21, finding 2).
+"""Caches and model identities are built from full content.
 
 A model folder or a vectors file is named by a SHA-256 of every byte, never by its path, size,
 modification time or a sample of it: a byte changed anywhere (the middle of a safetensors file, a

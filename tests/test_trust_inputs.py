@@ -1,11 +1,11 @@
-"""Issue 21, findings 4, 5 and the readers of 6: votes counted once, bounded work, strict readers.
+"""Untrusted inputs: votes counted once, bounded work, strict readers.
 
 Each regression test below failed on the code before the fix (commit a74d4aa):
-* finding 4 - a partial and a later full Label Studio export (or one export twice) counted the
+* votes - a partial and a later full Label Studio export (or one export twice) counted the
   shared annotations twice, with no word;
-* finding 5 - ``n_resamples=10**12``, ``n_simulations=10**12``, ``--simulations 10**12`` and
+* work - ``n_resamples=10**12``, ``n_simulations=10**12``, ``--simulations 10**12`` and
   ``--n-resamples 10**12`` started work that ran until killed;
-* finding 6 - an ``--items`` file with a byte-order mark kept it in the first label, a JSON
+* readers - an ``--items`` file with a byte-order mark kept it in the first label, a JSON
   Lines score ``true`` was read as 1 and a CSV score ``1_000`` as 1000.
 The property tests state the readers' contract: a reader returns exactly the numbers written,
 or raises :class:`~sts_extras.errors.UserInputError` naming the file - never another exception.
@@ -51,7 +51,7 @@ def _scores(votes) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------------
-# Finding 4: votes are counted once
+# Votes are counted once
 # --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def exports(tmp_path_factory) -> dict[str, Path]:
@@ -134,7 +134,7 @@ def test_any_interleaving_of_exports_scores_their_union(exports, order):
 
 
 # --------------------------------------------------------------------------------------------
-# Finding 5: bounded work, checked before any work
+# Bounded work, checked before any work
 # --------------------------------------------------------------------------------------------
 _HUGE = 10**12
 
@@ -229,7 +229,7 @@ def test_progress_bars_do_not_change_the_numbers():
 
 
 # --------------------------------------------------------------------------------------------
-# Finding 6: readers (byte-order mark, strict numbers)
+# Readers (byte-order mark, strict numbers)
 # --------------------------------------------------------------------------------------------
 def test_an_items_file_with_a_byte_order_mark_is_read_without_it(tmp_path, capsys):
     items = tmp_path / "items.txt"

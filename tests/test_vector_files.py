@@ -1,4 +1,4 @@
-"""Untrusted and lying vector files (issue 12, points 2 and 9).
+"""Untrusted and lying vector files.
 
 * gensim's native files are pickles: reading one runs code stored in it, so it needs an explicit
   ``trust_pickle=True``;
@@ -46,7 +46,7 @@ class _TouchOnUnpickle:
         return (pathlib.Path.touch, (self.marker,))
 
 
-# ---------------------------------------------------------------- point 2: pickles need opt-in
+# ---------------------------------------------------------------- pickles need opt-in
 @pytest.mark.parametrize("suffix", [".kv", ".model"])
 def test_pickle_files_run_nothing_without_trust_pickle(kv, tmp_path, suffix):
     marker = tmp_path / "payload-ran"
@@ -78,7 +78,7 @@ def test_pickle_files_run_nothing_without_trust_pickle(kv, tmp_path, suffix):
         assert_allclose(loaded.vectors, kv.vectors)
 
 
-# ---------------------------------------------------------------- point 9: lying binary headers
+# ---------------------------------------------------------------- lying binary headers
 def _binary(kv, path, *, header=None, newline=False):
     """``kv`` as word2vec binary; ``header`` replaces line 1; ``newline`` as word2vec.c writes."""
     rows = [
@@ -184,7 +184,7 @@ def test_fasttext_bin_whose_vocabulary_lies_is_refused_not_hung(
         signal.signal(signal.SIGALRM, previous)
 
 
-# ---------------------------------------------------------------- point 9: SIF counts
+# ---------------------------------------------------------------- SIF counts
 def test_sif_counts_file_listing_a_word_twice_is_refused(tmp_path):
     path = tmp_path / "counts.txt"
     path.write_text("the 90\ncat 5\nthe 10\n", encoding="utf-8")

@@ -129,9 +129,6 @@ def reproduce(
         Where those commands write their leaderboards (``output/runs/``); a temporary folder
         without it.
 
-    Without ``sources`` and ``online`` nothing is run: the rows that need the network print their
-    command (see :func:`~sts_extras.reproduce.network.fill_network_rows`).
-
     Returns
     -------
     ReproductionReport
@@ -141,6 +138,11 @@ def reproduce(
     sts_extras.errors.UserInputError
         ``paper`` is not a known key, or a name of ``sources`` is not one the rows' commands
         use (checked before anything is run).
+
+    Notes
+    -----
+    Without ``sources`` and ``online`` nothing is run: the rows that need the network print their
+    command (see :func:`~sts_extras.reproduce.network.fill_network_rows`).
     """
     from sts_extras.progress import progress_bar
 
