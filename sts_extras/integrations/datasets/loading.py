@@ -1,9 +1,10 @@
 """DSCS and STSS-131 as Hugging Face ``datasets`` builders, loadable offline.
 
 The one copy of each table is ``sts_extras/data/<name>.csv`` (shipped as package data). Everything
-else derives from it: the builders below read it, and the Hub-ready folders under
-``dataset_scripts/`` (dataset card with YAML front matter + data files, for ``datasets`` 5.x, which
-refuses loading scripts) are written by :func:`write_hub_folder` and checked against it by a test.
+else derives from it: the builders read it, and the Hub-ready folders under ``dataset_scripts/``
+(dataset card with YAML front matter + data files, for ``datasets`` 5.x, which refuses loading
+scripts) are written by :func:`~sts_extras.integrations.datasets.hub_folder.write_hub_folder` and
+checked against it by a test.
 The build ships those folders inside the package too (``setup.py`` maps them to
 ``sts_extras/dataset_folders/``), so :func:`dataset_path` gives plain ``datasets.load_dataset`` a
 local folder after ``pip install``, offline::
