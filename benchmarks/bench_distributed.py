@@ -90,13 +90,13 @@ def _synthetic(
         write_plan,
         write_task_record,
     )
-    from sts_extras.leaderboard.run.collect import DEFAULTS
     from sts_extras.leaderboard.run.evaluation import CellOutcome, Unit, slug
+    from sts_extras.leaderboard.settings import LeaderboardSettings
 
     rng = np.random.default_rng(0)
     names = [f"model-{index:03d}" for index in range(models)]
     task_names = [f"Task{index:02d}" for index in range(tasks)]
-    settings = {**DEFAULTS, "n_resamples": n_resamples}
+    settings = LeaderboardSettings(n_resamples=n_resamples).to_record()
     plan = Plan(tuple(names), tuple(task_names), names[0], settings)
     gold = {name: rng.uniform(0, 5, pairs).round(2) for name in task_names}
     records = [
@@ -134,6 +134,7 @@ def _synthetic(
 def part_collect(work: Path, models: int, tasks: int, pairs: int, n_resamples: int) -> None:
     from sts_extras.leaderboard.run.cells import read_cells, task_scores
     from sts_extras.leaderboard.run.collect import collect_leaderboard
+    from sts_extras.leaderboard.settings import LeaderboardSettings
 
     start = time.perf_counter()
     _synthetic(work, models, tasks, pairs, 2, n_resamples)
@@ -152,9 +153,7 @@ def part_collect(work: Path, models: int, tasks: int, pairs: int, n_resamples: i
     start = time.perf_counter()
     collect_leaderboard(
         shards,
-        output=work / "collected",
-        figures=False,
-        progress=False,
+        settings=LeaderboardSettings(output=work / "collected", figures=False, progress=False),
     )
     whole = time.perf_counter() - start
     print(f"whole collect, statistics included ({n_resamples} resamples): {whole:7.1f} s")

@@ -116,20 +116,14 @@ def _run_on_dscs(cache, output, **inputs):
     the given models/vectors; its leaderboard.json without versions, and the messages of the
     CacheDiscardedWarnings it gave."""
     from sts_extras.integrity import CacheDiscardedWarning
-    from sts_extras.leaderboard import run_leaderboard
+    from sts_extras.leaderboard import LeaderboardSettings, run_leaderboard
 
+    settings = LeaderboardSettings(
+        output=output, seed=5, n_resamples=200, figures=False, progress=False, cache_dir=cache
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        run_leaderboard(
-            tasks=["DSCS"],
-            output=output,
-            seed=5,
-            n_resamples=200,
-            figures=False,
-            progress=False,
-            cache_dir=cache,
-            **inputs,
-        )
+        run_leaderboard(tasks=["DSCS"], settings=settings, **inputs)
     data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
     data.pop("versions")
     discarded = [str(w.message) for w in caught if issubclass(w.category, CacheDiscardedWarning)]

@@ -1,4 +1,4 @@
-"""Issue 12, point 5: a leaderboard re-run killed at any point leaves the previous report set or
+"""Atomic report sets: a leaderboard re-run killed at any point leaves the previous report set or
 the new one in the output directory, never a mix of the two; the user's own files stay.
 
 A set is everything of one run: ``leaderboard.md/.csv/.json``, the figures and their stamp,
@@ -24,7 +24,7 @@ import pytest
 
 from sts_extras.benchmark_tables import read_rows
 from sts_extras.integrity import MANIFEST_FILE, file_digest
-from sts_extras.leaderboard.reports import figures, report
+from sts_extras.leaderboard.reports import figures, json_report
 from sts_extras.leaderboard.run import pipeline
 from sts_extras.leaderboard.run.pipeline import run_leaderboard
 from sts_extras.leaderboard.run.report_set import (
@@ -32,6 +32,7 @@ from sts_extras.leaderboard.run.report_set import (
     STAGING_PREFIX,
     recover_output,
 )
+from sts_extras.leaderboard.settings import LeaderboardSettings
 
 N_RESAMPLES = 1000
 #: Files a user put into the output directory; no run may remove or change them.
@@ -59,15 +60,10 @@ def vectors(tmp_path_factory):
 
 
 def _run(vectors: Path, output: Path, seed: int, **options) -> None:
-    run_leaderboard(
-        vectors=[str(vectors)],
-        tasks=["DSCS"],
-        output=output,
-        seed=seed,
-        n_resamples=N_RESAMPLES,
-        progress=False,
-        **options,
+    settings = LeaderboardSettings(
+        output=output, seed=seed, n_resamples=N_RESAMPLES, progress=False, **options
     )
+    run_leaderboard(vectors=[str(vectors)], tasks=["DSCS"], settings=settings)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +142,7 @@ def _rerun_until(vectors: Path, output: Path, point: str, marker: Path, pause: f
     if point == "evaluated":
         pipeline.evaluate_cells = after(pipeline.evaluate_cells)
     elif point == "json written":
-        report.write_json = after(report.write_json)
+        json_report.write_json = after(json_report.write_json)
     elif point == "figures half drawn":
         figures.pairwise_heatmap = after(figures.pairwise_heatmap)
     elif point == "swap begun":

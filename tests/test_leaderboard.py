@@ -17,7 +17,12 @@ from scipy.stats import pearsonr, spearmanr
 
 from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
-from sts_extras.leaderboard import TaskScores, run_leaderboard, score_leaderboard
+from sts_extras.leaderboard import (
+    LeaderboardSettings,
+    TaskScores,
+    run_leaderboard,
+    score_leaderboard,
+)
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 from sts_extras.stats.correlation import scaled_pearson
 from sts_extras.stats.dependent import compare_dependent_correlations, holm_adjust
@@ -228,9 +233,39 @@ def test_static_models_are_the_library_encoders(board, vectors_file):
             assert_allclose(stored, model.score(s1, s2), rtol=1e-6, atol=1e-9)
 
 
-def test_encodings_are_cached(board, env):
-    cached = list((env / "sts_extras" / "embeddings").glob("local__tiny-static/*/DSCS/vectors.npy"))
-    assert len(cached) == 1
+def test_encodings_are_cached(board, env, tiny_model_dir, run_on_dscs, tmp_path, monkeypatch):
+    """The run above kept the tiny model's encodings; a second run reads them and encodes
+    nothing (no forward pass of the model), with the same scores. With an empty cache the same
+    run does encode: the counter sees the encoder."""
+    import shutil
+
+    from sentence_transformers import SentenceTransformer
+
+    embeddings = env / "sts_extras" / "embeddings"
+    assert len(list(embeddings.glob("local__tiny-static/*/DSCS/vectors.npy"))) == 1
+    forward_passes = []
+    forward = SentenceTransformer.forward
+
+    def counted(self, *args, **kwargs):
+        forward_passes.append(1)
+        return forward(self, *args, **kwargs)
+
+    monkeypatch.setattr(SentenceTransformer, "forward", counted)
+    # only the encodings: without the stored evaluations of the first run, MTEB evaluates again
+    cache = tmp_path / "cache"
+    shutil.copytree(embeddings, cache / "embeddings")
+    second, discarded = run_on_dscs(cache, tmp_path / "second", models=[str(tiny_model_dir)])
+    assert forward_passes == [] and discarded == []
+    [first_scores] = [
+        row["scores"]
+        for row in board["json"]["results"]
+        if row["task"] == "DSCS" and row["model"] == "tiny-static"
+    ]
+    [second_scores] = [row["scores"] for row in second["results"] if row["task"] == "DSCS"]
+    assert_allclose(second_scores, first_scores, rtol=0, atol=0)
+
+    run_on_dscs(tmp_path / "empty", tmp_path / "third", models=[str(tiny_model_dir)])
+    assert forward_passes
 
 
 # -------------------------------------------------------------------------------------------
@@ -312,10 +347,9 @@ def test_a_model_failing_on_one_task_keeps_the_others(tmp_path, env, tiny_model_
     )
     result = run_leaderboard(
         models=["all-MiniLM-L6-v2", flaky],
-        output=tmp_path / "out",
-        n_resamples=1000,
-        figures=False,
-        progress=False,
+        settings=LeaderboardSettings(
+            output=tmp_path / "out", n_resamples=1000, figures=False, progress=False
+        ),
     )
     rows = {(row.task, row.model): row for row in result.stats}
     assert rows[("DSCS", "flaky")].ok and rows[("DSCS", "all-MiniLM-L6-v2")].ok
@@ -414,9 +448,7 @@ def test_multi_subset_tasks_give_one_table_per_subset(tmp_path, env, tiny_model_
     result = run_leaderboard(
         models=[str(tiny_model_dir)],
         tasks=[TwoSubsetToySTS()],
-        output=tmp_path / "out",
-        n_resamples=1000,
-        progress=False,
+        settings=LeaderboardSettings(output=tmp_path / "out", n_resamples=1000, progress=False),
     )
     assert [task.name for task in result.tasks] == [
         "TwoSubsetToySTS (first, test)",
@@ -567,7 +599,7 @@ def test_markdown_has_rank_intervals_groups_detectable_delta_and_mean_rank(board
         assert item["ci_low"] <= item["mean_rank"] <= item["ci_high"]
 
 
-def test_test_and_adjust_options_reach_the_report(tmp_path, env, vectors_file):
+def test_method_and_adjust_options_reach_the_report(tmp_path, env, vectors_file):
     from statsmodels.stats.multitest import multipletests
 
     from sts_extras.stats.dependent import dependent_correlation_test
@@ -578,7 +610,7 @@ def test_test_and_adjust_options_reach_the_report(tmp_path, env, vectors_file):
         str(vectors_file),
         "--task",
         "STSS131",
-        "--test",
+        "--method",
         "williams1959",
         "--adjust",
         "bonferroni",
@@ -590,8 +622,8 @@ def test_test_and_adjust_options_reach_the_report(tmp_path, env, vectors_file):
     )
     assert code == 0, stderr
     data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
-    assert data["settings"]["dependent_test"] == "williams1959"
-    assert data["settings"]["multiple_comparisons"] == "bonferroni"
+    assert data["settings"]["method"] == data["settings"]["dependent_test"] == "williams1959"
+    assert data["settings"]["adjust"] == data["settings"]["multiple_comparisons"] == "bonferroni"
     assert (output / "pairwise_STSS131.png").exists()
     assert "| t | p (Bonferroni) |" in stdout and "Williams's (1959) t" in stdout
     (task,) = data["tasks"]
@@ -617,7 +649,7 @@ def test_test_and_adjust_options_reach_the_report(tmp_path, env, vectors_file):
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("--test", "meng", r"`test` must be one of 'steiger1980', 'meng1992'"),
+        ("--method", "meng", r"`method` must be one of 'steiger1980', 'meng1992'"),
         ("--adjust", "holmes", r"`adjust` must be one of 'holm', 'bonferroni'"),
     ],
 )

@@ -19,6 +19,7 @@ from sts_extras.errors import UserInputError
 from sts_extras.integrity import MANIFEST_FILE, file_digest
 from sts_extras.leaderboard.run.cells import parse_shard, shard_cells
 from sts_extras.leaderboard.run.collect import collect_leaderboard
+from sts_extras.leaderboard.settings import LeaderboardSettings
 
 N_RESAMPLES = 200
 
@@ -108,7 +109,8 @@ def test_a_shard_writes_only_its_cells_and_no_report(runs):
 def test_the_collected_output_can_be_collected_again(runs, tmp_path):
     root, _ = runs
     collect_leaderboard(
-        [root / "collected"], output=tmp_path / "again", figures=False, progress=False
+        [root / "collected"],
+        settings=LeaderboardSettings(output=tmp_path / "again", figures=False, progress=False),
     )
     assert (tmp_path / "again" / "leaderboard.json").read_bytes() == (
         root / "serial" / "leaderboard.json"
@@ -131,7 +133,9 @@ def test_a_missing_cell_is_named(runs, tmp_path):
 def test_allow_missing_reports_missing_cells_as_not_evaluated(runs, tmp_path):
     root, _ = runs
     result = collect_leaderboard(
-        [root / "shard1"], output=tmp_path, allow_missing=True, figures=False, progress=False
+        [root / "shard1"],
+        settings=LeaderboardSettings(output=tmp_path, figures=False, progress=False),
+        allow_missing=True,
     )
     failed = {(row.model, row.task) for row in result.stats if not row.ok}
     assert len(failed) == 4
@@ -167,7 +171,10 @@ def test_shards_of_different_task_data_are_refused(runs, tmp_path):
             cell.write_text(json.dumps(data), encoding="utf-8")
             _rewrite_manifest_entry(shard, cell.relative_to(shard).as_posix())
     with pytest.raises(UserInputError, match="different data of task DSCS"):
-        collect_leaderboard([root / "shard1", shard], output=tmp_path / "o", figures=False)
+        collect_leaderboard(
+            [root / "shard1", shard],
+            settings=LeaderboardSettings(output=tmp_path / "o", figures=False),
+        )
 
 
 def test_a_changed_prediction_file_is_refused(runs, tmp_path):
@@ -189,7 +196,8 @@ def test_a_cell_found_twice_with_other_scores_is_refused(runs, tmp_path):
     _rewrite_manifest_entry(twin, file.relative_to(twin).as_posix())
     with pytest.raises(UserInputError, match="with different results"):
         collect_leaderboard(
-            [root / "shard1", twin, root / "shard2"], output=tmp_path / "o", figures=False
+            [root / "shard1", twin, root / "shard2"],
+            settings=LeaderboardSettings(output=tmp_path / "o", figures=False),
         )
 
 
@@ -327,7 +335,10 @@ def test_plain_predictions_without_mteb_results_warn_that_the_revision_is_unchec
     plain = shutil.copytree(root / "shard1" / "predictions", tmp_path / "plain")
     with pytest.warns(UserWarning, match="revision of the data they were evaluated on"):
         collect_leaderboard(
-            [plain], output=tmp_path / "o", figures=False, progress=False, n_resamples=200
+            [plain],
+            settings=LeaderboardSettings(
+                output=tmp_path / "o", figures=False, progress=False, n_resamples=200
+            ),
         )
 
 

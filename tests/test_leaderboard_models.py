@@ -360,7 +360,7 @@ def test_dynamax_is_ranked_by_its_own_similarity_on_an_mteb_style_task(
     from mteb.abstasks.task_metadata import TaskMetadata
 
     from sts_extras.integrations.mteb.models import DynaMax, MainScoreWarning
-    from sts_extras.leaderboard import run_leaderboard
+    from sts_extras.leaderboard import LeaderboardSettings, run_leaderboard
 
     rows = read_rows("dscs")
 
@@ -386,10 +386,9 @@ def test_dynamax_is_ranked_by_its_own_similarity_on_an_mteb_style_task(
         result = run_leaderboard(
             models=["sts-extras/DynaMax-Jaccard", "sts-extras/DynaMax-Cosine"],
             tasks=[CosineMainScoreSTS()],
-            output=tmp_path / "out",
-            n_resamples=1000,
-            figures=False,
-            progress=False,
+            settings=LeaderboardSettings(
+                output=tmp_path / "out", n_resamples=1000, figures=False, progress=False
+            ),
         )
     s1, s2, gold = _pairs("dscs")
     row = next(r for r in result.stats if r.model == "DynaMax-Jaccard (tiny)")
@@ -424,7 +423,8 @@ def test_read_prediction_says_which_key_it_read(tmp_path):
 
 def test_report_names_the_models_ranked_by_cosine_and_only_then():
     from sts_extras.leaderboard import TaskScores, score_leaderboard
-    from sts_extras.leaderboard.reports.report import to_json_dict, to_markdown
+    from sts_extras.leaderboard.reports.json_report import to_json_dict
+    from sts_extras.leaderboard.reports.markdown import to_markdown
 
     rng = np.random.default_rng(0)
     gold = rng.uniform(0, 5, 40)

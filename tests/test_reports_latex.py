@@ -14,7 +14,7 @@ import pytest
 
 from sts_extras.leaderboard import TaskScores, score_leaderboard
 from sts_extras.leaderboard.reports.latex import escape, table_label, to_latex
-from sts_extras.leaderboard.reports.report import table_rows
+from sts_extras.leaderboard.reports.tables import table_rows
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = ("base (vec_a)", "good & #1", "50% {odd}~^\\name", "gone")

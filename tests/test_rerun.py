@@ -17,12 +17,11 @@ from sts_extras.benchmark_tables import read_rows
 HEAVY = ("sentence_transformers", "torch", "transformers")
 RUN = f"""
 import json, sys
-from sts_extras.leaderboard import run_leaderboard
+from sts_extras.leaderboard import LeaderboardSettings, run_leaderboard
 
 model, vectors, output = sys.argv[1:]
-run_leaderboard(
-    models=[model], vectors=[vectors], output=output, n_resamples=500, seed=3, progress=False
-)
+settings = LeaderboardSettings(output=output, n_resamples=500, seed=3, progress=False)
+run_leaderboard(models=[model], vectors=[vectors], settings=settings)
 print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
 """
 REPORTS = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "*.png", "predictions/**/*")

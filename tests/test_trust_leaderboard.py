@@ -1,12 +1,12 @@
-"""The leaderboard's doors from outside (issue 21): shards, cell records and ``collect``.
+"""The leaderboard's doors from outside: shards, cell records and ``collect``.
 
 A shard folder or a plain MTEB prediction folder may come from anyone. Nothing they hold may make
-``collect`` read or write outside the folders it was given (finding 1), change a number (a record
-is parsed through its schema or refused), or merge cells that do not belong together (finding 3:
-other model files under the same name, another ``--score-range``, the order of the folders). A
-second shard written into a shard's ``--output`` adds to its cells (finding 3); names that share a
-file name after slugging are refused before any model runs, and a full disk is one line with the
-previous report set kept (finding 6).
+``collect`` read or write outside the folders it was given, change a number (a record is parsed
+through its schema or refused), or merge cells that do not belong together (other model files
+under the same name, another ``--score-range``, the order of the folders). A second shard
+written into a shard's ``--output`` adds to its cells; names that share a file name after
+slugging are refused before any model runs, and a full disk is one line with the previous
+report set kept.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from sts_extras.leaderboard.run import cells as cells_module
 from sts_extras.leaderboard.run.cells import UnreadableCellsError, read_cells, write_cell
 from sts_extras.leaderboard.run.collect import collect_leaderboard
 from sts_extras.leaderboard.run.evaluation import CellOutcome, slug
+from sts_extras.leaderboard.settings import LeaderboardSettings
 
 N_RESAMPLES = 200
 CELL = "cells/avg-cos_tiny/DSCS.json"
@@ -109,7 +110,7 @@ def shards(env, vectors_file, tmp_path_factory):
 
 
 # --------------------------------------------------------------------------------------------
-# finding 1: nothing a shard or an MTEB folder holds makes collect read or write outside
+# nothing a shard or an MTEB folder holds makes collect read or write outside
 # --------------------------------------------------------------------------------------------
 def test_a_listed_file_with_dotdot_is_refused_and_nothing_is_written_outside(shards, tmp_path):
     shard = shutil.copytree(shards / "s1", tmp_path / "a" / "b" / "shard")
@@ -270,7 +271,7 @@ def test_a_boolean_prediction_score_is_not_read_as_one(shards, tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# finding 3: collect proves the shards belong together, whatever their order
+# collect proves the shards belong together, whatever their order
 # --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def other_vectors(vectors_file, tmp_path_factory):
@@ -338,6 +339,11 @@ def test_shards_of_another_score_range_are_refused_in_either_order(
     assert plan["settings"]["score_range"] == [0.0, 5.0]
 
 
+def _quiet(output: Path, **values) -> LeaderboardSettings:
+    """The settings of a collect into ``output`` without figures or progress bars."""
+    return LeaderboardSettings(output=output, figures=False, progress=False, **values)
+
+
 def test_the_report_does_not_depend_on_the_order_of_the_folders(shards, tmp_path):
     # plain MTEB folders, one model each: the first found used to be the baseline
     one, two = tmp_path / "one", tmp_path / "two"
@@ -347,9 +353,7 @@ def test_the_report_does_not_depend_on_the_order_of_the_folders(shards, tmp_path
     for index, folders in enumerate(((one, two), (two, one))):
         output = tmp_path / f"out{index}"
         with pytest.warns(UserWarning, match="revision"):
-            collect_leaderboard(
-                folders, output=output, figures=False, progress=False, n_resamples=N_RESAMPLES
-            )
+            collect_leaderboard(folders, settings=_quiet(output, n_resamples=N_RESAMPLES))
         reports.append((output / "leaderboard.json").read_bytes())
     assert reports[0] == reports[1]
     shard_reports = []
@@ -357,13 +361,13 @@ def test_the_report_does_not_depend_on_the_order_of_the_folders(shards, tmp_path
         ((shards / "s1", shards / "s2"), (shards / "s2", shards / "s1"))
     ):
         output = tmp_path / f"shards{index}"
-        collect_leaderboard(folders, output=output, figures=False, progress=False)
+        collect_leaderboard(folders, settings=_quiet(output))
         shard_reports.append((output / "leaderboard.json").read_bytes())
     assert shard_reports[0] == shard_reports[1]
 
 
 # --------------------------------------------------------------------------------------------
-# finding 3: a second shard in the first one's --output adds to its cells
+# a second shard in the first one's --output adds to its cells
 # --------------------------------------------------------------------------------------------
 def test_a_second_shard_in_the_same_output_adds_to_the_first(shards, vectors_file, tmp_path):
     output = tmp_path / "both"
@@ -372,10 +376,8 @@ def test_a_second_shard_in_the_same_output_adds_to_the_first(shards, vectors_fil
     assert (output / CELL).is_file()  # the first shard's cell is still there
     plan = json.loads((output / "cells/plan.json").read_text(encoding="utf-8"))
     assert plan["shards"] == ["1/2", "2/2"]
-    collect_leaderboard([output], output=tmp_path / "one", figures=False, progress=False)
-    collect_leaderboard(
-        [shards / "s1", shards / "s2"], output=tmp_path / "two", figures=False, progress=False
-    )
+    collect_leaderboard([output], settings=_quiet(tmp_path / "one"))
+    collect_leaderboard([shards / "s1", shards / "s2"], settings=_quiet(tmp_path / "two"))
     assert (tmp_path / "one" / "leaderboard.json").read_bytes() == (
         tmp_path / "two" / "leaderboard.json"
     ).read_bytes()
@@ -394,7 +396,7 @@ def test_a_shard_of_another_plan_in_the_same_output_is_refused(
 
 
 # --------------------------------------------------------------------------------------------
-# finding 6: names that share a file name; a full disk
+# names that share a file name; a full disk
 # --------------------------------------------------------------------------------------------
 def test_display_names_that_share_a_file_name_are_refused_before_any_model_runs(
     env, vectors_file, tmp_path
@@ -472,9 +474,9 @@ def test_a_full_disk_is_one_line_and_the_previous_report_set_is_kept(
     if failing == "plan":
         monkeypatch.setattr(cells_module, "atomic_write_text", full)
     else:
-        from sts_extras.leaderboard.reports import report
+        from sts_extras.leaderboard.reports import json_report
 
-        monkeypatch.setattr(report, "write_json", lambda result, path, **kw: full(path))
+        monkeypatch.setattr(json_report, "write_json", lambda result, path, **kw: full(path))
     code, _, err = _run(output, "--seed", "5", vectors=vectors_file)
     assert code == 2, err
     line = _one_line(err)

@@ -71,34 +71,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="directory for the reports (default: %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    # the defaults of the statistics are LeaderboardSettings's (an option left out is not set)
+    parser.add_argument("--seed", type=int, help="bootstrap seed (default: 0)")
     parser.add_argument(
         "--n-resamples",
         type=int,
-        default=10000,
         metavar="N",
         help="bootstrap resamples per task, shared by its models (at least "
         f"{choices.MIN_RESAMPLES}; "
         "default: 10000)",
     )
-    parser.add_argument(
-        "--test",
-        default="meng1992",
-        metavar="METHOD",
-        help=f"test of two dependent correlations: {_one_of(choices.DEPENDENT_METHODS)} "
-        "(default: %(default)s)",
-    )
+    _add_method_options(parser, default_shown=True)
     parser.add_argument(
         "--adjust",
-        default="holm",
         metavar="METHOD",
         help="p-value adjustment over the pairs of a task: "
-        f"{_one_of(choices.ADJUST_METHODS)} (default: %(default)s)",
+        f"{_one_of(choices.ADJUST_METHODS)} (default: holm)",
     )
     parser.add_argument(
         "--bins",
         type=int,
-        default=3,
         metavar="K",
         help="equal-width bins of the gold scale for the scaled Pearson (default: 3)",
     )
@@ -191,7 +183,7 @@ def _add_collect_arguments(parser: argparse.ArgumentParser) -> None:
     settings.add_argument(
         "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default: 10000)"
     )
-    settings.add_argument("--test", metavar="METHOD", help="dependent-correlation test")
+    _add_method_options(settings, default_shown=False)
     settings.add_argument("--adjust", metavar="METHOD", help="p-value adjustment")
     settings.add_argument("--bins", type=int, metavar="K", help="bins of the scaled Pearson")
     settings.add_argument(
@@ -217,6 +209,22 @@ def run_collect(args: argparse.Namespace) -> int:
     from sts_extras.cli import leaderboard_run as cli
 
     return cli.run_collect(args)
+
+
+def _add_method_options(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup, *, default_shown: bool
+) -> None:
+    """``--method`` (the test of two dependent correlations) and its deprecated old name
+    ``--test``, which still works with a warning."""
+    parser.add_argument(
+        "--method",
+        metavar="METHOD",
+        help=f"test of two dependent correlations: {_one_of(choices.DEPENDENT_METHODS)}"
+        + (" (default: meng1992)" if default_shown else ""),
+    )
+    parser.add_argument(
+        "--test", metavar="METHOD", help="deprecated name of --method (removed in 0.4)"
+    )
 
 
 def _add_figure_options(parser: argparse.ArgumentParser) -> None:

@@ -12,17 +12,99 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from sts_extras._deprecation import REMOVED_IN
 from sts_extras.cli.leaderboard import add_arguments
+from sts_extras.errors import UserInputError
 from sts_extras.leaderboard.reports.scoring import LeaderboardResult
 from sts_extras.leaderboard.reports.writers import check_figure_formats
 from sts_extras.leaderboard.run.cells import parse_shard
 from sts_extras.leaderboard.run.collect import collect_leaderboard
 from sts_extras.leaderboard.run.pipeline import run_leaderboard, run_shard
 from sts_extras.leaderboard.run.resolve import check_n_resamples
+from sts_extras.leaderboard.settings import LeaderboardSettings
 from sts_extras.progress import library_bars
 
-__all__ = ["add_arguments", "run", "run_collect"]
+__all__ = ["add_arguments", "run", "run_collect", "settings_from_args"]
+
+#: Option destination -> field of :class:`LeaderboardSettings` (``no_*`` flags are inverted).
+_FIELDS = {
+    "output": "output",
+    "seed": "seed",
+    "n_resamples": "n_resamples",
+    "bins": "bins",
+    "method": "method",
+    "adjust": "adjust",
+    "round_scores": "round_scores",
+    "score_range": "score_range",
+    "sif": "sif",
+    "no_figures": "figures",
+    "figure_format": "figure_formats",
+    "no_progress": "progress",
+    "trust_remote_code": "trust_remote_code",
+    "trust_pickle": "trust_pickle",
+    "workers": "workers",
+    "dask_scheduler": "dask_scheduler",
+    "gpu_per_cell": "gpu_per_cell",
+}
+
+
+def settings_from_args(args: argparse.Namespace) -> LeaderboardSettings:
+    """The :class:`~sts_extras.leaderboard.settings.LeaderboardSettings` of the parsed options of
+    ``sts-extras leaderboard`` or of its ``collect``.
+
+    Only the options given are set (an option left out keeps the default, and ``collect`` does
+    not compare it with the plan); ``--no-figures`` and ``--no-progress`` set ``figures`` and
+    ``progress``. ``--test``, the old name of ``--method``, still works, with a warning on
+    stderr. ``--output``, ``--n-resamples`` and ``--figure-format`` are checked first, so their
+    errors name the options.
+
+    Raises
+    ------
+    UserInputError
+        A bad value (naming the option or the field), or ``--method`` and ``--test`` with
+        different values.
+    """
+    method = _method(args)
+    if not args.output.strip():  # named as the option (LeaderboardSettings names `output`)
+        raise UserInputError(
+            "--output is empty; give a directory for the reports (it is created if missing)."
+        )
+    if args.n_resamples is not None:
+        check_n_resamples(args.n_resamples, "--n-resamples")  # before the output is touched
+    check_figure_formats(args.figure_format, "--figure-format")
+    values: dict[str, Any] = {}
+    for option, field in _FIELDS.items():
+        if not hasattr(args, option):  # an option of the run only (collect loads no model)
+            continue
+        value = method if option == "method" else getattr(args, option)
+        if option.startswith("no_"):
+            value = not value
+        elif option == "score_range" and value is not None:
+            value = tuple(value)
+        if value is not None:
+            values[field] = value
+    return LeaderboardSettings(**values)
+
+
+def _method(args: argparse.Namespace) -> str | None:
+    """``--method``, or its deprecated old name ``--test`` (with a warning)."""
+    old = getattr(args, "test", None)
+    if old is None:
+        return args.method
+    command = "sts-extras leaderboard" + (" collect" if hasattr(args, "directories") else "")
+    if args.method is not None and args.method != old:
+        raise UserInputError(
+            f"--method {args.method!r} and --test {old!r}: --test is the old name of --method; "
+            "give --method only."
+        )
+    print(
+        f"{command}: warning: --test is deprecated and will be removed in sts-extras "
+        f"{REMOVED_IN}; use --method.",
+        file=sys.stderr,
+    )
+    return str(old)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,36 +114,18 @@ def run(args: argparse.Namespace) -> int:
     errors raise :class:`~sts_extras.errors.UserInputError` (the dispatcher prints one line and
     exits with 2).
     """
-    check_n_resamples(args.n_resamples, "--n-resamples")  # before the output is touched
-    check_figure_formats(args.figure_format, "--figure-format")
+    settings = settings_from_args(args)
     if args.shard is not None:
         parse_shard(args.shard)
-    options = {
+    inputs = {
         "models": args.model,
         "vectors": args.vectors,
         "tasks": args.task,
         "baseline": args.baseline,
-        "output": args.output,
-        "seed": args.seed,
-        "n_resamples": args.n_resamples,
-        "bins": args.bins,
-        "sif": args.sif,
-        "round_scores": args.round_scores,
-        "test": args.test,
-        "adjust": args.adjust,
-        "figures": not args.no_figures,
-        "figure_formats": args.figure_format,
-        "score_range": None if args.score_range is None else tuple(args.score_range),
-        "progress": not args.no_progress,
-        "trust_remote_code": args.trust_remote_code,
-        "trust_pickle": args.trust_pickle,
-        "workers": args.workers,
-        "dask_scheduler": args.dask_scheduler,
-        "gpu_per_cell": args.gpu_per_cell,
     }
-    output = Path(args.output).expanduser()
+    output = settings.output.expanduser()
     if args.shard is not None:
-        summary = run_shard(args.shard, **options)  # its bars follow --no-progress
+        summary = run_shard(args.shard, **inputs, settings=settings)  # bars follow --no-progress
         print(
             f"Shard {summary.shard}: {len(summary.cells)} of {summary.total} cells written to "
             f"{output.resolve()}; build the report with: sts-extras leaderboard collect "
@@ -69,36 +133,21 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return _failed_status(summary.failed)
-    result = run_leaderboard(**options)  # the libraries' bars too follow --no-progress
+    result = run_leaderboard(**inputs, settings=settings)  # the libraries' bars follow it too
     return _report_status(result, output)
 
 
 def run_collect(args: argparse.Namespace) -> int:
     """CLI adapter of ``sts-extras leaderboard collect``: build the report and print it."""
-    check_figure_formats(args.figure_format, "--figure-format")
-    if args.n_resamples is not None:
-        check_n_resamples(args.n_resamples, "--n-resamples")
-    with library_bars(not args.no_progress):
-        result = _collect(args)
-    return _report_status(result, Path(args.output).expanduser())
-
-
-def _collect(args: argparse.Namespace) -> LeaderboardResult:
-    return collect_leaderboard(
-        args.directories,
-        output=args.output,
-        baseline=args.baseline,
-        allow_missing=args.allow_missing,
-        figures=not args.no_figures,
-        figure_formats=args.figure_format,
-        progress=not args.no_progress,
-        seed=args.seed,
-        n_resamples=args.n_resamples,
-        bins=args.bins,
-        test=args.test,
-        adjust=args.adjust,
-        round_scores=args.round_scores,
-    )
+    settings = settings_from_args(args)
+    with library_bars(settings.progress):
+        result = collect_leaderboard(
+            args.directories,
+            settings=settings,
+            baseline=args.baseline,
+            allow_missing=args.allow_missing,
+        )
+    return _report_status(result, settings.output.expanduser())
 
 
 def _report_status(result: LeaderboardResult, output: Path) -> int:

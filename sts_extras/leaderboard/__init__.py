@@ -17,8 +17,16 @@ The parts, one job each:
 * :mod:`~sts_extras.leaderboard.run.cells` -- the cells on disk (plan, shards), read back as scores;
 * :mod:`~sts_extras.leaderboard.run.collect` -- the report of cells evaluated elsewhere;
 * :mod:`~sts_extras.leaderboard.reports.scoring` -- the statistics (numpy/scipy only);
-* :mod:`~sts_extras.leaderboard.reports.writers` (:mod:`~sts_extras.leaderboard.reports.report`,
-  :mod:`~sts_extras.leaderboard.reports.figures`) -- the outputs;
+* :mod:`~sts_extras.leaderboard.reports.writers` -- the outputs, one module per format
+  (:mod:`~sts_extras.leaderboard.reports.markdown`,
+  :mod:`~sts_extras.leaderboard.reports.csv_report`,
+  :mod:`~sts_extras.leaderboard.reports.json_report`,
+  :mod:`~sts_extras.leaderboard.reports.latex`,
+  :mod:`~sts_extras.leaderboard.reports.html_report`,
+  :mod:`~sts_extras.leaderboard.reports.figures`; the table cells they share in
+  :mod:`~sts_extras.leaderboard.reports.tables`);
+* :mod:`~sts_extras.leaderboard.settings` -- :class:`LeaderboardSettings`, every setting of a run
+  as one frozen, checked object;
 * :mod:`~sts_extras.leaderboard.run.pipeline` -- :func:`run_leaderboard` and :func:`run_shard`;
 * :mod:`~sts_extras.cli.leaderboard_run` -- the ``sts-extras leaderboard`` options.
 
@@ -36,13 +44,16 @@ from sts_extras.leaderboard.reports.scoring import (
 )
 from sts_extras.leaderboard.run.collect import collect_leaderboard
 from sts_extras.leaderboard.run.pipeline import ShardSummary, run_leaderboard, run_shard
+from sts_extras.leaderboard.settings import LeaderboardSettings, RunSettings
 
 __all__ = [
     "ComparisonStats",
     "LeaderboardResult",
+    "LeaderboardSettings",
     "ModelTaskFailure",
     "ModelTaskRow",
     "ModelTaskStats",
+    "RunSettings",
     "ShardSummary",
     "TaskScores",
     "collect_leaderboard",

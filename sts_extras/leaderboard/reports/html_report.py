@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.integrity import atomic_write_text
-from sts_extras.leaderboard.reports import report
+from sts_extras.leaderboard.reports import markdown, tables
 from sts_extras.leaderboard.reports.figures import PNG_DPI, TWO_COLUMN
 from sts_extras.leaderboard.reports.scoring import LeaderboardResult
 from sts_extras.leaderboard.run.evaluation import slug
@@ -139,7 +139,7 @@ def _matrix(result: LeaderboardResult, task: str) -> list[str]:
     out = [
         "<h3>Pairwise: win probability P(row has the higher r than column)</h3>",
         f"<p class='note'>{comparison.n_resamples} paired resamples; * marks the pairs whose "
-        f"{html.escape(report.adjust_name(result.settings))}-adjusted "
+        f"{html.escape(tables.adjust_name(result.settings))}-adjusted "
         f"{html.escape(str(result.settings.get('dependent_test', 'meng1992')))} p-value over all "
         f"pairs is at most {alpha:g}.</p>",
         '<table class="pairwise"><thead><tr><th class="name">row \\ column</th>'
@@ -239,22 +239,22 @@ def to_html(
         f"<p>Models ranked by Pearson r on each task. Baseline: "
         f"<strong>{html.escape(result.baseline)}</strong>. Click a column header to sort.</p>",
     ]
-    header = report.table_header(result)
+    header = tables.table_header(result)
     for task in result.tasks:
         low, high = task.score_range
         out.append(
             f'<h2 id="{html.escape(slug(task.name))}">{html.escape(task.name)} — '
             f"{task.gold.size} pairs, gold {low:g}–{high:g}</h2>"
         )
-        rows = report.table_rows(result, task.name, escape=lambda text: text)
+        rows = tables.table_rows(result, task.name, escape=lambda text: text)
         classes = ["baseline" if cells[1] == result.baseline else "" for cells in rows]
         out += _table(header, rows, text_columns=(1, 5), classes=classes)
         edges = result.bin_edges(task.name)
         if edges:
-            out.append(f"<p class='note'>Bins (gold score): {report.bin_ranges(edges)}.</p>")
+            out.append(f"<p class='note'>Bins (gold score): {tables.bin_ranges(edges)}.</p>")
         out += [
             f"<p class='note'>{html.escape(line)}</p>"
-            for line in report.pairwise_lines(result, task.name)
+            for line in tables.pairwise_lines(result, task.name)
         ]
         out += _matrix(result, task.name)
         name = slug(task.name)
@@ -264,7 +264,7 @@ def to_html(
         out += _figure(
             folder, f"scatter_{name}", f"{task.name}: model score against gold score, by bin"
         )
-    mean = report.mean_rank_rows(result)
+    mean = tables.mean_rank_rows(result)
     if mean:
         level = settings.get("confidence_level", 0.95)
         out.append("<h2 id='mean-rank'>Mean rank across tasks</h2>")
@@ -314,8 +314,8 @@ def to_html(
 
 def _legend(result: LeaderboardResult) -> str:
     """The legend of the Markdown report, as plain text."""
-    markdown = report.to_markdown(result)
-    legend = markdown[markdown.index("## Legend") + len("## Legend") :].strip()
+    text = markdown.to_markdown(result)
+    legend = text[text.index("## Legend") + len("## Legend") :].strip()
     return legend.replace("**", "").replace("`", "").replace("\\*", "*")
 
 

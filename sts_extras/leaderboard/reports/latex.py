@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from sts_extras.integrity import atomic_write_text
-from sts_extras.leaderboard.reports import report
+from sts_extras.leaderboard.reports import tables
 from sts_extras.leaderboard.reports.scoring import LeaderboardResult
 from sts_extras.leaderboard.run.evaluation import slug
 
@@ -202,13 +202,13 @@ def _settings_sentence(result: LeaderboardResult) -> str:
     settings = result.settings
     level = settings.get("confidence_level", 0.95)
     alpha = settings.get("alpha", 0.05)
-    adjust = report.adjust_name(settings)
+    adjust = tables.adjust_name(settings)
     percent = escape(f"{level:.0%}")
     return (
         f"Baseline: {escape(result.baseline)}. {settings.get('n_resamples')} paired bootstrap "
         f"resamples of the pairs, seed {settings.get('seed')}: rank intervals ({percent}, "
         f"percentile) and BCa intervals of $\\Delta r$ ($\\dagger$: excludes 0); "
-        f"${report.test_letter(settings)}$: {escape(report.test_name(settings))} test "
+        f"${tables.test_letter(settings)}$: {escape(tables.test_name(settings))} test "
         f"({escape(str(settings.get('dependent_test', 'meng1992')))}) against the baseline, $p$ "
         f"{escape(adjust)}-adjusted over the comparisons with the baseline (*: $p \\leq "
         f"{alpha:g}$). Correlations to 3 decimals."
@@ -218,7 +218,7 @@ def _settings_sentence(result: LeaderboardResult) -> str:
 def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
     unit = next(item for item in result.tasks if item.name == task)
     low, high = unit.score_range
-    header = [*_HEADER, *(escape(name) for name in report.table_header(result)[8:])]
+    header = [*_HEADER, *(escape(name) for name in tables.table_header(result)[8:])]
     header[-3] = header[-3].replace(r"$\Delta$r", r"$\Delta r$")
     header[-2] = f"${header[-2]}$"  # z or t
     header[-1] = "$p$" + header[-1][1:]
@@ -239,11 +239,11 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
         " & ".join(header) + r" \\",
         r"\midrule",
     ]
-    for cells in report.table_rows(result, task, escape=lambda text: text):
+    for cells in tables.table_rows(result, task, escape=lambda text: text):
         lines.append(" & ".join(_latex_cells(cells)) + r" \\")
     edges = result.bin_edges(task)
     bins = (
-        f"; gold-score bins of the scaled $r$: {escape(report.bin_ranges(edges))}" if edges else ""
+        f"; gold-score bins of the scaled $r$: {escape(tables.bin_ranges(edges))}" if edges else ""
     )
     lines += [
         r"\bottomrule",
@@ -257,7 +257,7 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
 
 
 def _mean_rank_table(result: LeaderboardResult) -> list[str]:
-    rows = report.mean_rank_rows(result)
+    rows = tables.mean_rank_rows(result)
     if not rows:
         return []
     level = result.settings.get("confidence_level", 0.95)

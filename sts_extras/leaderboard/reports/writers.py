@@ -13,7 +13,7 @@ from typing import Any
 
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import file_digest, write_manifest
-from sts_extras.leaderboard.reports import report
+from sts_extras.leaderboard.reports import csv_report, json_report, markdown
 from sts_extras.leaderboard.reports.figures import DEFAULT_FIGURE_FORMATS, FIGURE_FORMATS
 from sts_extras.leaderboard.reports.html_report import write_html
 from sts_extras.leaderboard.reports.latex import write_latex
@@ -57,6 +57,7 @@ def write_reports(
     model_info: Mapping[str, Mapping[str, Any]],
     score_keys: Mapping[str, Mapping[str, str]],
     versions: Mapping[str, str],
+    run_settings: Mapping[str, Any] | None = None,
     figures: bool = True,
     figure_formats: Sequence[str] = DEFAULT_FIGURE_FORMATS,
     reuse_figures_from: Path | None = None,
@@ -66,18 +67,22 @@ def write_reports(
     ``leaderboard.json``, ``.csv``, ``.md`` and ``.tex``, the figures in each of
     ``figure_formats`` (unless ``figures`` is False), then ``leaderboard.html``, which embeds
     them. The run id is the BLAKE2b digest of ``leaderboard.json`` (identical runs, identical
-    id). ``reuse_figures_from`` is a folder whose figures are kept when they show the same thing.
+    id). ``run_settings`` (the record of the run's
+    :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`, as JSON) opens the
+    ``"settings"`` of ``leaderboard.json``. ``reuse_figures_from`` is a folder whose figures are
+    kept when they show the same thing.
     """
-    report.write_json(
+    json_report.write_json(
         result,
         folder / "leaderboard.json",
         models=model_info,
         extra={"versions": dict(versions)},
         score_keys=score_keys,
+        run_settings=run_settings,
     )
     run_id = file_digest(folder / "leaderboard.json")
-    report.write_csv(result, folder / "leaderboard.csv")
-    report.write_markdown(result, folder / "leaderboard.md", score_keys=score_keys, run_id=run_id)
+    csv_report.write_csv(result, folder / "leaderboard.csv")
+    markdown.write_markdown(result, folder / "leaderboard.md", score_keys=score_keys, run_id=run_id)
     write_latex(result, folder / "leaderboard.tex")
     if figures:
         from sts_extras.leaderboard.reports.figure_cache import write_figures_if_changed

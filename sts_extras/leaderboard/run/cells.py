@@ -48,17 +48,15 @@ from sts_extras.leaderboard.run.records import (
     CellIdentity,
     CellInfo,
     PlanFile,
-    RunSettings,
     TaskFile,
     TaskIdentity,
     check_relative_name,
 )
+from sts_extras.leaderboard.settings import RUN_SETTINGS, RunSettings
 
 __all__ = [
     "CELLS_DIR",
     "PLAN_FILE",
-    "RUN_SETTINGS",
-    "SETTINGS",
     "CellRecord",
     "OutputCells",
     "Plan",
@@ -85,11 +83,6 @@ CELLS_DIR = "cells"
 #: The plan of the run that wrote an output directory.
 PLAN_FILE = f"{CELLS_DIR}/plan.json"
 _TASKS_DIR = f"{CELLS_DIR}/tasks"
-#: The settings of the statistics a plan fixes (``collect`` accepts them as options).
-SETTINGS = ("seed", "n_resamples", "bins", "test", "adjust", "round_scores")
-#: Every run setting that changes the numbers: :data:`SETTINGS` and the ``--score-range`` of
-#: ``--task`` CSV files. All are in the plan and in each cell's identity.
-RUN_SETTINGS = (*SETTINGS, "score_range")
 
 
 class UnreadableCellsError(UserInputError):
@@ -111,8 +104,9 @@ class Plan:
         Task names, in run order.
     baseline : str
         The model the others are compared with.
-    settings : dict
-        :data:`RUN_SETTINGS` -> value (``score_range`` a (low, high) tuple or None).
+    settings : RunSettings
+        The settings that change the numbers (the record of the run's
+        :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`).
     identities : dict
         Display name -> the model's identity
         (:attr:`~sts_extras.leaderboard.run.resolve.ModelEntry.identity`; None for a model object).
@@ -123,22 +117,12 @@ class Plan:
     models: tuple[str, ...]
     tasks: tuple[str, ...]
     baseline: str
-    settings: Mapping[str, Any]
+    settings: RunSettings
     identities: Mapping[str, str | None] = field(default_factory=dict)
 
     def cells(self) -> list[tuple[str, str]]:
         """Every (model, task), model-major."""
         return [(model, task) for model in self.models for task in self.tasks]
-
-    def run_settings(self) -> RunSettings:
-        """The settings as the record each cell's identity holds."""
-        values: dict[str, Any] = {name: self.settings.get(name) for name in RUN_SETTINGS}
-        # checked values (check_statistics_options) as plain Python numbers
-        for name in ("seed", "n_resamples", "bins"):
-            values[name] = int(values[name])
-        if values["score_range"] is not None:
-            values["score_range"] = tuple(float(end) for end in values["score_range"])
-        return RunSettings.model_validate(values)
 
     def to_json(self, shards: Sequence[str] = ()) -> dict[str, Any]:
         """The plan as written to :data:`PLAN_FILE`, with the shards the folder holds."""
@@ -147,7 +131,7 @@ class Plan:
             "models": list(self.models),
             "tasks": list(self.tasks),
             "baseline": self.baseline,
-            "settings": self.run_settings().model_dump(mode="json"),
+            "settings": self.settings.model_dump(mode="json"),
             "identities": {model: self.identities.get(model) for model in self.models},
             "shards": sorted(set(shards), key=_shard_order),
         }
@@ -159,7 +143,7 @@ class Plan:
             models=record.models,
             tasks=record.tasks,
             baseline=record.baseline,
-            settings=record.settings.model_dump(),
+            settings=record.settings,
             identities=dict(record.identities),
         )
 
@@ -472,10 +456,10 @@ def _read_cell(root: Path, plan: Plan, task: TaskRecord, model: str) -> CellReco
         raise UnreadableCellsError(f"{where}: {problem}.")
     for file in data.files:
         confined_path(root, file, f"{where}, a listed file")
-    if data.identity.settings != plan.run_settings():
+    if data.identity.settings != plan.settings:
         raise UnreadableCellsError(
             f"{where} was made with other run settings than its folder's plan "
-            f"({_difference(data.identity.settings, plan.run_settings())})."
+            f"({_difference(data.identity.settings, plan.settings)})."
         )
     if data.identity.model != plan.identities.get(model):
         raise UnreadableCellsError(

@@ -35,7 +35,7 @@ import glob
 import hashlib
 import os
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +43,9 @@ from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.paths import check_distinct_file_names, check_file_name, confined_path
 from sts_extras.io.records import parse_record
 from sts_extras.leaderboard.reports.scoring import LeaderboardResult
-from sts_extras.leaderboard.reports.writers import check_figure_formats
 from sts_extras.leaderboard.run import resolve
 from sts_extras.leaderboard.run.cells import (
     PLAN_FILE,
-    RUN_SETTINGS,
-    SETTINGS,
     CellRecord,
     OutputCells,
     Plan,
@@ -62,11 +59,7 @@ from sts_extras.leaderboard.run.cells import (
     write_task_record,
 )
 from sts_extras.leaderboard.run.evaluation import CellOutcome, loaded_task_key, task_units
-from sts_extras.leaderboard.run.pipeline import (
-    DEFAULT_OUTPUT,
-    check_statistics_options,
-    report_from_cells,
-)
+from sts_extras.leaderboard.run.pipeline import report_from_cells
 from sts_extras.leaderboard.run.records import CellIdentity, PredictionMeta, TaskResultFile
 from sts_extras.leaderboard.run.report_set import (
     commit,
@@ -74,21 +67,33 @@ from sts_extras.leaderboard.run.report_set import (
     recover_output,
     staging_folder,
 )
+from sts_extras.leaderboard.settings import (
+    RUN_SETTINGS,
+    LeaderboardSettings,
+    RunSettings,
+    option_name,
+    settings_from_keywords,
+)
 from sts_extras.optional import check_installed
 
-__all__ = ["DEFAULTS", "collect_leaderboard"]
+__all__ = ["collect_leaderboard"]
 
-#: The settings of a report collected from plain MTEB folders, unless given.
-DEFAULTS: Mapping[str, Any] = {
-    "seed": 0,
-    "n_resamples": 10000,
-    "bins": 3,
-    "test": "meng1992",
-    "adjust": "holm",
-    "round_scores": False,
-}
 _SUFFIX = "_predictions.json"
-_OPTION = {name: "--" + name.replace("_", "-") for name in RUN_SETTINGS}
+#: The keyword arguments collect_leaderboard took before ``settings=`` (deprecated); a
+#: statistics setting given as None was "not given".
+_OLD_KEYWORDS = (
+    "output",
+    "figures",
+    "figure_formats",
+    "progress",
+    "seed",
+    "n_resamples",
+    "bins",
+    "test",
+    "adjust",
+    "round_scores",
+)
+_UNSET_IF_NONE = ("seed", "n_resamples", "bins", "test", "adjust", "round_scores")
 #: Missing cells named in an error before "and N more".
 _NAMED = 6
 #: The model metadata MTEB keeps beside a model's results (shared by its cells).
@@ -98,13 +103,10 @@ _MODEL_META = "model_meta.json"
 def collect_leaderboard(
     directories: Sequence[str | os.PathLike],
     *,
-    output: str | os.PathLike = DEFAULT_OUTPUT,
+    settings: LeaderboardSettings | None = None,
     baseline: str | None = None,
     allow_missing: bool = False,
-    figures: bool = True,
-    figure_formats: str | Sequence[str] | None = None,
-    progress: bool = True,
-    **settings: Any,
+    **deprecated: object,
 ) -> LeaderboardResult:
     """Build the leaderboard report of the cells found in ``directories``.
 
@@ -114,20 +116,25 @@ def collect_leaderboard(
         Outputs of ``sts-extras leaderboard`` (e.g. one per shard), or folders of plain
         ``mteb.evaluate(..., prediction_folder=...)`` runs (with or without MTEB's result
         cache); not both kinds at once. Their order does not matter.
-    output : path, default "leaderboard"
-        Directory for the report set (not one of ``directories``).
+    settings : LeaderboardSettings, optional
+        ``output`` (the directory of the report set, not one of ``directories``), ``figures``,
+        ``figure_formats`` and ``progress`` as for a run. The settings that change the numbers
+        (:data:`~sts_extras.leaderboard.settings.RUN_SETTINGS`): for sts-extras outputs they are
+        the plan's, and one set explicitly here (``LeaderboardSettings(seed=3)``: pydantic's
+        ``model_fields_set``) must equal it; for plain MTEB folders they are these settings'
+        (``score_range`` does not apply: the tasks are MTEB's own). The settings of loading and
+        running models (``sif``, ``workers`` ...) are not used: no model is loaded.
     baseline : str, optional
         For plain MTEB folders: the model the others are compared with (default the first by
         name). For sts-extras outputs the plan's baseline is used; a different one is refused.
     allow_missing : bool, default False
         Report cells of the plan (or, for plain folders, of models × tasks found) that no
         directory holds as failed ("not evaluated") instead of refusing.
-    figures, figure_formats, progress
-        As for :func:`~sts_extras.leaderboard.run.pipeline.run_leaderboard`.
-    **settings
-        ``seed``, ``n_resamples``, ``bins``, ``test``, ``adjust``, ``round_scores``: for plain
-        MTEB folders (default :data:`DEFAULTS`); for sts-extras outputs they are the plan's, and a
-        different value is refused.
+    **deprecated
+        ``output``, ``figures``, ``figure_formats``, ``progress``, ``seed``, ``n_resamples``,
+        ``bins``, ``test``, ``adjust``, ``round_scores`` as keyword arguments, as before 0.3
+        (a statistics setting given as None is not set): still taken, with a
+        ``DeprecationWarning``; use ``settings=LeaderboardSettings(...)``.
 
     Returns
     -------
@@ -141,19 +148,22 @@ def collect_leaderboard(
         models (naming the field and the two folders); a cell found twice with different scores;
         a file that does not match its manifest; a record that is malformed or names a file
         outside its folder; model names that share a file name; missing cells (without
-        ``allow_missing``); an unknown baseline or setting; a file of the report set that cannot
-        be written (:class:`~sts_extras.leaderboard.run.report_set.OutputWriteError`).
+        ``allow_missing``); an unknown baseline; a setting that differs from the plan's; a file
+        of the report set that cannot be written
+        (:class:`~sts_extras.leaderboard.run.report_set.OutputWriteError`).
+    TypeError
+        A keyword that is neither an argument nor a deprecated setting.
     """
-    unknown = sorted(set(settings) - set(SETTINGS))
-    if unknown:
-        raise UserInputError(
-            f"collect_leaderboard got unknown settings {', '.join(unknown)}; expected some of "
-            f"{', '.join(SETTINGS)}."
-        )
-    given = {name: value for name, value in settings.items() if value is not None}
-    formats = check_figure_formats(figure_formats)
+    settings = settings_from_keywords(
+        settings,
+        deprecated,
+        where="collect_leaderboard()",
+        allowed=_OLD_KEYWORDS,
+        unset_if_none=_UNSET_IF_NONE,
+    )
+    output = settings.output
     check_installed("mteb", extra="mteb")
-    if figures:
+    if settings.figures:
         check_installed("matplotlib", extra="figures")
     roots = _check_directories(directories)
     output_dir = resolve.prepare_output(output)
@@ -172,7 +182,7 @@ def collect_leaderboard(
     shards: list[str] = []
     if ours:
         sources = [read_cells(root) for root in roots]
-        plan = _common_plan(sources, given, baseline)
+        plan = _common_plan(sources, settings, baseline)
         tasks = sources[0].tasks
         records = _merged_cells(sources)
         outcomes = [copied_outcome(record) for record in records.values()]
@@ -184,7 +194,7 @@ def collect_leaderboard(
         ]
         shards = sorted({label for source in sources for label in source.shards})
     else:
-        plan, outcomes, task_files, identities = _plain_mteb(roots, given, baseline)
+        plan, outcomes, task_files, identities = _plain_mteb(roots, settings, baseline)
     _check_shared_files(outcomes)
     found = {(outcome.model, outcome.task) for outcome in outcomes}
     missing = [cell for cell in plan.cells() if cell not in found]
@@ -203,9 +213,7 @@ def collect_leaderboard(
             write_task_record(staging, record)
         order = [cell for cell in plan.cells() if cell in found]
         write_outcomes(staging, outcomes, identities, order)
-        result = report_from_cells(
-            staging, output_dir, progress=progress, figures=figures, figure_formats=formats
-        )
+        result = report_from_cells(staging, output_dir, settings)
         commit(staging, output_dir)
     return result
 
@@ -241,7 +249,9 @@ def _refuse(first: Path, other: Path, what: str, mine: Any, theirs: Any, advice:
         )
 
 
-def _common_plan(sources: Sequence[OutputCells], given: Mapping[str, Any], baseline: Any) -> Plan:
+def _common_plan(
+    sources: Sequence[OutputCells], settings: LeaderboardSettings, baseline: Any
+) -> Plan:
     """The plan all ``sources`` share; ``UserInputError`` naming the first difference, the field
     and the two folders (``sources`` are in a fixed order, so the error is too)."""
     first = sources[0]
@@ -252,7 +262,11 @@ def _common_plan(sources: Sequence[OutputCells], given: Mapping[str, Any], basel
             ("tasks", first.plan.tasks, other.plan.tasks),
             ("baseline", first.plan.baseline, other.plan.baseline),
             *(
-                (_OPTION[name], first.plan.settings[name], other.plan.settings[name])
+                (
+                    option_name(name),
+                    getattr(first.plan.settings, name),
+                    getattr(other.plan.settings, name),
+                )
                 for name in RUN_SETTINGS
             ),
         ):
@@ -277,11 +291,12 @@ def _common_plan(sources: Sequence[OutputCells], given: Mapping[str, Any], basel
                 "run all shards on the same task files with the same --score-range.",
             )
     _same_models(sources)
-    for name, value in given.items():
-        if first.plan.settings[name] != value:
+    for name in RUN_SETTINGS:
+        value, planned = getattr(settings, name), getattr(first.plan.settings, name)
+        if name in settings.model_fields_set and value != planned:
             raise UserInputError(
-                f"{_OPTION[name]} {value!r}: the cells were planned with {_OPTION[name]} "
-                f"{first.plan.settings[name]!r} (leave it out, or run the shards with it)."
+                f"{option_name(name)} {_shown(value)}: the cells were planned with "
+                f"{option_name(name)} {_shown(planned)} (leave it out, or run the shards with it)."
             )
     if baseline is not None and (
         resolve.resolve_baseline(baseline, _entries(first.plan.models)) != first.plan.baseline
@@ -413,7 +428,7 @@ def _read_meta(path: Path) -> PredictionMeta:
 
 
 def _plain_mteb(
-    roots: Sequence[Path], given: Mapping[str, Any], baseline: str | None
+    roots: Sequence[Path], settings: LeaderboardSettings, baseline: str | None
 ) -> tuple[Plan, list[CellOutcome], list[dict[str, Any]], dict[tuple[str, str], CellIdentity]]:
     """The plan, cells, task records and cell identities of plain MTEB prediction folders.
 
@@ -459,13 +474,11 @@ def _plain_mteb(
     check_distinct_file_names(shown, "collect: the models' names")
     check_distinct_file_names(names, "collect: the tasks' names", empty="task")
     chosen = resolve.resolve_baseline(baseline, _entries(shown)) if baseline else shown[0]
-    settings = {name: given.get(name, DEFAULTS[name]) for name in SETTINGS}
-    check_statistics_options(**settings)
     plan = Plan(
         tuple(shown),
         tuple(names),
         chosen,
-        {**settings, "score_range": None},
+        _plain_settings(settings),
         {display[model]: _plain_identity(*model) for model in models},
     )
     outcomes = []
@@ -482,7 +495,7 @@ def _plain_mteb(
             _plain_identity(name, revision),
             keys[task_name],
             units[task_name],
-            plan.run_settings(),
+            plan.settings,
         )
     unchecked = sorted(
         {o.task for o in outcomes if not any(f.startswith("mteb_") for f in o.files)}
@@ -497,6 +510,17 @@ def _plain_mteb(
         )
     records = [task_record(name, units[name], keys[name]) for name in names]
     return plan, outcomes, records, identities
+
+
+def _plain_settings(settings: LeaderboardSettings) -> RunSettings:
+    """The run settings of a report of plain MTEB folders: ``settings``'s, without a score range
+    (MTEB's tasks carry their own)."""
+    if settings.score_range is not None:
+        raise UserInputError(
+            "collect: `score_range` applies to task files of an sts-extras run; the tasks of "
+            "plain MTEB folders are MTEB's own, with their own score range (leave it out)."
+        )
+    return settings.to_record()
 
 
 def _plain_identity(name: str, revision: str) -> str:

@@ -18,26 +18,19 @@ in at the end (:mod:`~sts_extras.leaderboard.run.report_set`).
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sts_extras._validation import check_choice, check_count, check_positive_int
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import write_manifest
 from sts_extras.io.paths import check_distinct_file_names, check_file_name
 from sts_extras.leaderboard.reports.scoring import LeaderboardResult, score_leaderboard
-from sts_extras.leaderboard.reports.writers import (
-    DEFAULT_FIGURE_FORMATS,
-    check_figure_formats,
-    write_reports,
-)
+from sts_extras.leaderboard.reports.writers import write_reports
 from sts_extras.leaderboard.run import resolve
 from sts_extras.leaderboard.run.cells import (
     PLAN_FILE,
-    RUN_SETTINGS,
     CellRecord,
     Plan,
     UnreadableCellsError,
@@ -62,7 +55,13 @@ from sts_extras.leaderboard.run.report_set import (
     staging_folder,
 )
 from sts_extras.leaderboard.run.resolve import ModelEntry
-from sts_extras.limits import MAX_BINS, max_local_workers
+from sts_extras.leaderboard.settings import (
+    DEFAULT_OUTPUT,
+    RUN_SETTINGS,
+    LeaderboardSettings,
+    option_name,
+    settings_from_keywords,
+)
 from sts_extras.optional import check_installed
 from sts_extras.progress import library_bars
 from sts_extras.stats.model_comparison import check_comparison_size
@@ -70,14 +69,10 @@ from sts_extras.stats.model_comparison import check_comparison_size
 __all__ = [
     "DEFAULT_OUTPUT",
     "ShardSummary",
-    "check_statistics_options",
     "report_from_cells",
     "run_leaderboard",
     "run_shard",
 ]
-
-#: Where the reports go unless ``output`` says otherwise.
-DEFAULT_OUTPUT = "leaderboard"
 
 
 def run_leaderboard(
@@ -86,26 +81,10 @@ def run_leaderboard(
     vectors: Sequence[str] | None = None,
     tasks: Sequence[Any] | None = None,
     baseline: str | None = None,
-    output: str | os.PathLike = DEFAULT_OUTPUT,
-    seed: int = 0,
-    n_resamples: int = 10000,
-    bins: int = 3,
-    sif: bool = False,
-    round_scores: bool = False,
-    test: str = "meng1992",
-    adjust: str = "holm",
-    figures: bool = True,
-    figure_formats: str | Sequence[str] | None = None,
-    score_range: tuple[float, float] | None = None,
-    progress: bool = True,
-    cache_dir: str | os.PathLike | None = None,
-    trust_remote_code: bool = False,
-    trust_pickle: bool = False,
-    workers: int | None = None,
-    dask_scheduler: str | None = None,
-    gpu_per_cell: bool = False,
+    settings: LeaderboardSettings | None = None,
+    **deprecated: object,
 ) -> LeaderboardResult:
-    """Run models × tasks through ``mteb.evaluate`` and write the leaderboard to ``output``.
+    """Run models × tasks through ``mteb.evaluate`` and write the leaderboard.
 
     Parameters
     ----------
@@ -127,52 +106,14 @@ def run_leaderboard(
     baseline : str, optional
         Model every other one is compared with (a display name or a unique part of it). Default:
         the avg-cos model of the first vector source, else the first model.
-    output : path, default "leaderboard"
-        Directory for the reports (created if needed).
-    seed : int, default 0
-        Seed of the bootstrap.
-    n_resamples : int, default 10000
-        Bootstrap resamples per task (one resampling shared by its models).
-    bins : int, default 3
-        Equal-width bins of the gold scale for the scaled Pearson.
-    sif : bool, default False
-        SIF-weight the words of the static-vector models.
-    round_scores : bool, default False
-        Round system scores to 3 decimals before every statistic (STSS-131 guidance).
-    test : str, default "meng1992"
-        Test of two dependent correlations (one of
-        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`).
-    adjust : str, default "holm"
-        p-value adjustment within a task (one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`).
-    figures : bool, default True
-        Write the figures (kept as they are when what they show did not change).
-    figure_formats : str or sequence of str, optional
-        Figure file formats, some of ``"pdf"``, ``"png"``, ``"svg"`` (a comma-separated string
-        or a sequence; default
-        :data:`~sts_extras.leaderboard.reports.writers.DEFAULT_FIGURE_FORMATS`).
-    score_range : (float, float), optional
-        The gold-score range of tasks given as CSV files (default: read from the file).
-    progress : bool, default True
-        Show progress bars.
-    cache_dir : path, optional
-        Cache of encodings, distilled vectors and earlier evaluations (default
-        ``$STS_EXTRAS_CACHE`` or ``~/.cache/sts_extras``).
-    trust_remote_code : bool, default False
-        Let models run code from their repositories (passed to sentence-transformers; needed by
-        the registry models MTEB loads with ``trust_remote_code=True``). Recorded per model in
-        ``leaderboard.json``.
-    trust_pickle : bool, default False
-        Read vector files in gensim's pickle-based ``.kv``/``.model`` format, which runs any code
-        stored in them (CLI: ``--trust-pickle``); refused without it.
-    workers : int, optional
-        Run the cells on a ``dask.distributed`` ``LocalCluster`` of this many worker processes
-        (each builds its own models). Needs the ``distributed`` extra.
-    dask_scheduler : str, optional
-        Run the cells on the running ``dask.distributed`` scheduler at this address (e.g.
-        ``"tcp://10.0.0.5:8786"``); its workers need sts-extras and the models' files.
-    gpu_per_cell : bool, default False
-        With Dask: each cell asks for the worker resource ``GPU=1`` (start the workers with
-        ``--resources GPU=1``).
+    settings : LeaderboardSettings, optional
+        Every other setting: the output directory, the statistics, the figures, the cache, what
+        may be trusted and where the cells run (default ``LeaderboardSettings()``: reports in
+        ``leaderboard/``, seed 0, 10000 resamples, Meng-Rosenthal-Rubin test, Holm adjustment).
+    **deprecated
+        The settings as keyword arguments (``output=``, ``seed=``, ``test=`` ...), as before
+        0.3: still taken, with a ``DeprecationWarning``; use
+        ``settings=LeaderboardSettings(...)``.
 
     Returns
     -------
@@ -183,57 +124,44 @@ def run_leaderboard(
     UserInputError
         Before any model runs: unknown task or model name (with close matches), a vector file
         that does not exist or cannot be parsed, an output directory that cannot be written, an
-        unknown baseline or an out-of-range option. A model that fails on a task does not raise:
+        unknown baseline, or a missing extra. A model that fails on a task does not raise:
         the failure is reported in the table. Offline (``HF_HUB_OFFLINE``), a registry model
         whose files are not in the local cache; without ``trust_remote_code``, a registry model
         that needs it. After the run but before its set is swapped in (the previous set
         stays): a folder of the output directory in the place of a report file.
+    TypeError
+        A keyword that is neither an argument nor a deprecated setting, or both ``settings``
+        and deprecated setting keywords.
 
     Every model is ranked by its own similarity (MTEB's ``similarity_scores``) on every task;
     ``leaderboard.json`` says per row which prediction key was read (``"score_key"``), and the
     Markdown says which models fell back to the cosine of their embeddings, if any did.
+    ``leaderboard.json`` holds the settings that change the numbers under ``"settings"``
+    (:meth:`LeaderboardSettings.to_record`).
 
     The output directory holds one complete report set at any time, this run's or the previous
     one (see the module docstring); a user's own files in it are left alone. A whole run replaces
     the cells of an earlier run or of shards in ``output``; a file that cannot be written (a full
     disk) is a :class:`~sts_extras.leaderboard.run.report_set.OutputWriteError` naming it, and the
     set already there is kept.
+
+    Examples
+    --------
+    >>> from sts_extras.leaderboard import LeaderboardSettings, run_leaderboard
+    >>> result = run_leaderboard(  # doctest: +SKIP
+    ...     vectors=["glove-6b-50d"],
+    ...     tasks=["DSCS"],
+    ...     settings=LeaderboardSettings(output="board", n_resamples=2000, figures=False),
+    ... )
     """
+    settings = settings_from_keywords(settings, deprecated, where="run_leaderboard()")
     # the libraries' own bars (datasets, transformers, model2vec) follow `progress` too
-    with library_bars(progress):
-        run = _prepare(
-            models=models,
-            vectors=vectors,
-            tasks=tasks,
-            baseline=baseline,
-            output=output,
-            seed=seed,
-            n_resamples=n_resamples,
-            bins=bins,
-            sif=sif,
-            round_scores=round_scores,
-            test=test,
-            adjust=adjust,
-            figures=figures,
-            score_range=score_range,
-            cache_dir=cache_dir,
-            trust_remote_code=trust_remote_code,
-            trust_pickle=trust_pickle,
-            workers=workers,
-            dask_scheduler=dask_scheduler,
-            gpu_per_cell=gpu_per_cell,
-        )
-        formats = check_figure_formats(figure_formats)
+    with library_bars(settings.progress):
+        run = _prepare(models, vectors, tasks, baseline, settings)
         recover_output(run.output)
         with output_errors(run.output), staging_folder(run.output) as staging:
-            evaluate_cells(run, run.plan.cells(), staging, progress=progress, shards=("1/1",))
-            result = report_from_cells(
-                staging,
-                run.output,
-                progress=progress,
-                figures=figures,
-                figure_formats=formats,
-            )
+            evaluate_cells(run, run.plan.cells(), staging, shards=("1/1",))
+            result = report_from_cells(staging, run.output, settings)
             commit(staging, run.output)
     return result
 
@@ -260,23 +188,36 @@ class ShardSummary:
     total: int
 
 
-def run_shard(shard: str, **options: Any) -> ShardSummary:
-    """Evaluate shard ``"K/N"`` of the cells of a leaderboard run into ``output``; no report.
+def run_shard(
+    shard: str,
+    *,
+    models: Sequence[Any] | None = None,
+    vectors: Sequence[str] | None = None,
+    tasks: Sequence[Any] | None = None,
+    baseline: str | None = None,
+    settings: LeaderboardSettings | None = None,
+    **deprecated: object,
+) -> ShardSummary:
+    """Evaluate shard ``"K/N"`` of the cells of a leaderboard run into ``settings.output``; no
+    report.
 
     The cells (model-major, as :func:`run_leaderboard` would run them) are cut into N contiguous
     blocks and block K is evaluated (:func:`~sts_extras.leaderboard.run.cells.shard_cells`), so the
     N jobs of an array cover every cell once. Each writes MTEB's files, the cell records, the
-    plan and the gold scores to its ``output``; ``sts-extras leaderboard collect`` then builds
+    plan and the gold scores to its output; ``sts-extras leaderboard collect`` then builds
     the report of the whole plan from all of them.
 
     Parameters
     ----------
     shard : str
         ``"K/N"``, 1 <= K <= N.
-    **options
-        The keyword arguments of :func:`run_leaderboard` (``figures`` and ``figure_formats``
-        are checked but unused: the report comes from ``collect``). Every shard of a plan
-        must be given the same ones.
+    models, vectors, tasks, baseline, settings
+        As for :func:`run_leaderboard` (``settings.figures`` and ``settings.figure_formats`` are
+        unused: the report comes from ``collect``). Every shard of a plan must be given the same
+        ones, but for ``output`` and how the cells run (``workers`` ...):
+        ``settings.replace(output=...)`` gives a shard its own folder.
+    **deprecated
+        The settings as keyword arguments, as before 0.3 (``DeprecationWarning``).
 
     Returns
     -------
@@ -285,21 +226,20 @@ def run_shard(shard: str, **options: Any) -> ShardSummary:
     Raises
     ------
     UserInputError
-        As :func:`run_leaderboard`; and, before any model runs, an ``output`` that holds the
+        As :func:`run_leaderboard`; and, before any model runs, an output that holds the
         cells of another plan (other models, tasks, baseline or run settings), of other models
         under the same names, or cells that cannot be read.
 
     Notes
     -----
-    Shards of one plan may share an ``output``: a shard written where another shard (or a whole
+    Shards of one plan may share an output: a shard written where another shard (or a whole
     run) of the same plan left its cells adds to them (its own cells replace theirs), and the
     plan records both shards; ``collect`` of that one folder then reports them all.
     """
+    settings = settings_from_keywords(settings, deprecated, where="run_shard()")
     index, count = parse_shard(shard, "`shard`")
-    progress = options.pop("progress", True)
-    check_figure_formats(options.pop("figure_formats", None))
-    with library_bars(progress):
-        run = _prepare(**options)
+    with library_bars(settings.progress):
+        run = _prepare(models, vectors, tasks, baseline, settings)
         cells = shard_cells(run.plan.cells(), index, count)
         label = f"{index}/{count}"
         recover_output(run.output)
@@ -310,7 +250,6 @@ def run_shard(shard: str, **options: Any) -> ShardSummary:
                 run,
                 cells,
                 staging,
-                progress=progress,
                 shards=(*shards, label),
                 kept=[copied_outcome(record) for record in kept.values()],
             )
@@ -346,7 +285,7 @@ def _cells_already_there(run: _Run) -> tuple[dict[tuple[str, str], CellRecord], 
         ("tasks", mine.tasks, theirs.tasks),
         ("baseline", mine.baseline, theirs.baseline),
         *(
-            (f"--{name.replace('_', '-')}", mine.settings[name], theirs.settings[name])
+            (option_name(name), getattr(mine.settings, name), getattr(theirs.settings, name))
             for name in RUN_SETTINGS
         ),
     ):
@@ -372,17 +311,15 @@ def _cells_already_there(run: _Run) -> tuple[dict[tuple[str, str], CellRecord], 
 
 @dataclass(frozen=True)
 class _Run:
-    """A checked run: where it writes, its tasks, models and plan, and how cells are run."""
+    """A checked run: its settings, where it writes, its tasks, models and plan."""
 
+    settings: LeaderboardSettings
     output: Path
     cache: Path
     tasks: dict[str, Any]
     task_keys: dict[str, str]
     entries: dict[str, ModelEntry]
     plan: Plan
-    workers: int | None
-    dask_scheduler: str | None
-    gpu_per_cell: bool
     units: dict[str, Any]
 
     def identity(self, model: str, task: str) -> CellIdentity:
@@ -391,54 +328,37 @@ class _Run:
             self.entries[model].identity,
             self.task_keys[task],
             self.units[task],
-            self.plan.run_settings(),
+            self.plan.settings,
         )
 
 
 def _prepare(
-    *,
-    models: Sequence[Any] | None = None,
-    vectors: Sequence[str] | None = None,
-    tasks: Sequence[Any] | None = None,
-    baseline: str | None = None,
-    output: str | os.PathLike = DEFAULT_OUTPUT,
-    seed: int = 0,
-    n_resamples: int = 10000,
-    bins: int = 3,
-    sif: bool = False,
-    round_scores: bool = False,
-    test: str = "meng1992",
-    adjust: str = "holm",
-    figures: bool = True,
-    score_range: tuple[float, float] | None = None,
-    cache_dir: str | os.PathLike | None = None,
-    trust_remote_code: bool = False,
-    trust_pickle: bool = False,
-    workers: int | None = None,
-    dask_scheduler: str | None = None,
-    gpu_per_cell: bool = False,
+    models: Sequence[Any] | None,
+    vectors: Sequence[str] | None,
+    tasks: Sequence[Any] | None,
+    baseline: str | None,
+    settings: LeaderboardSettings,
 ) -> _Run:
-    """Check every option and name, load the tasks and resolve the models: all before any work."""
-    check_statistics_options(
-        seed=seed, n_resamples=n_resamples, bins=bins, test=test, adjust=adjust
-    )
-    _check_cluster(workers, dask_scheduler, gpu_per_cell)
+    """Check every name, load the tasks and resolve the models: all before any work (the
+    settings checked themselves when they were made)."""
     # a missing extra fails here, with the pip command, before any work
     check_installed("mteb", extra="mteb")
-    if figures:
+    if settings.figures:
         check_installed("matplotlib", extra="figures")
-    if workers is not None or dask_scheduler is not None:
+    if settings.uses_dask:
         check_installed("distributed", extra="distributed")
-    output_dir = resolve.prepare_output(output)
-    cache = Path(cache_dir).expanduser() if cache_dir is not None else resolve.cache_root()
-    task_objects = resolve.resolve_tasks(tasks, score_range=score_range)
+    output_dir = resolve.prepare_output(settings.output)
+    cache = (
+        settings.cache_dir.expanduser() if settings.cache_dir is not None else resolve.cache_root()
+    )
+    task_objects = resolve.resolve_tasks(tasks, score_range=settings.score_range)
     entries = resolve.resolve_models(
         models,
         vectors,
-        sif=sif,
+        sif=settings.sif,
         cache_dir=cache,
-        trust_remote_code=trust_remote_code,
-        trust_pickle=trust_pickle,
+        trust_remote_code=settings.trust_remote_code,
+        trust_pickle=settings.trust_pickle,
     )
     baseline_name = resolve.resolve_baseline(baseline, entries)
     names = [task.metadata.name for task in task_objects]
@@ -450,56 +370,26 @@ def _prepare(
     units = {name: task_units(task) for name, task in zip(names, task_objects, strict=True)}
     for task_unit in (unit for listed in units.values() for unit in listed):
         # the work of the comparisons is bounded now, not after every model has run
-        check_comparison_size(n_resamples, task_unit.gold.size, len(entries), "--n-resamples")
+        check_comparison_size(
+            settings.n_resamples, task_unit.gold.size, len(entries), "--n-resamples"
+        )
     plan = Plan(
         models=tuple(entry.name for entry in entries),
         tasks=tuple(names),
         baseline=baseline_name,
-        settings={
-            "seed": seed,
-            "n_resamples": n_resamples,
-            "bins": bins,
-            "test": test,
-            "adjust": adjust,
-            "round_scores": round_scores,
-            "score_range": None if score_range is None else tuple(map(float, score_range)),
-        },
+        settings=settings.to_record(),
         identities={entry.name: entry.identity for entry in entries},
     )
     return _Run(
+        settings=settings,
         output=output_dir,
         cache=cache,
         tasks=dict(zip(names, task_objects, strict=True)),
         task_keys={task.metadata.name: loaded_task_key(task) for task in task_objects},
         entries={entry.name: entry for entry in entries},
         plan=plan,
-        workers=workers,
-        dask_scheduler=dask_scheduler,
-        gpu_per_cell=gpu_per_cell,
         units=units,
     )
-
-
-def _check_cluster(workers: Any, dask_scheduler: Any, gpu_per_cell: bool) -> None:
-    if workers is not None:
-        check_count(
-            workers,
-            "workers",
-            max_local_workers(),
-            why="the CPUs of this machine; for more, start workers elsewhere and give "
-            "`dask_scheduler`",
-        )
-    if workers is not None and dask_scheduler is not None:
-        raise UserInputError(
-            "Give `workers` (a local Dask cluster) or `dask_scheduler` (a running one), not both."
-        )
-    if dask_scheduler is not None and (not isinstance(dask_scheduler, str) or not dask_scheduler):
-        raise UserInputError(
-            f"`dask_scheduler` must be a scheduler address such as 'tcp://host:8786', "
-            f"got {dask_scheduler!r}."
-        )
-    if gpu_per_cell and workers is None and dask_scheduler is None:
-        raise UserInputError("`gpu_per_cell` needs Dask: give `workers` or `dask_scheduler`.")
 
 
 def evaluate_cells(
@@ -507,7 +397,6 @@ def evaluate_cells(
     cells: Sequence[tuple[str, str]],
     staging: Path,
     *,
-    progress: bool = True,
     shards: Sequence[str] = (),
     kept: Sequence[CellOutcome] = (),
 ) -> list[CellOutcome]:
@@ -524,53 +413,61 @@ def evaluate_cells(
     kept_cells = {(outcome.model, outcome.task) for outcome in kept}
     order = [cell for cell in run.plan.cells() if cell in kept_cells or cell in cells]
     written = write_outcomes(
-        staging, itertools.chain(kept, _run_jobs(run, jobs, progress)), identities, order
+        staging, itertools.chain(kept, _run_jobs(run, jobs)), identities, order
     )
     chosen = set(cells)
     return [outcome for outcome in written if (outcome.model, outcome.task) in chosen]
 
 
-def _run_jobs(run: _Run, jobs: Sequence[CellJob], progress: bool) -> Iterator[CellOutcome]:
-    if run.workers is None and run.dask_scheduler is None:
-        yield from run_serial(jobs, cache_dir=run.cache, progress=progress)
+def _run_jobs(run: _Run, jobs: Sequence[CellJob]) -> Iterator[CellOutcome]:
+    settings = run.settings
+    if not settings.uses_dask:
+        yield from run_serial(jobs, cache_dir=run.cache, progress=settings.progress)
         return
     with connect(
-        scheduler=run.dask_scheduler, workers=run.workers, gpu_per_cell=run.gpu_per_cell
+        scheduler=settings.dask_scheduler,
+        workers=settings.workers,
+        gpu_per_cell=settings.gpu_per_cell,
     ) as client:
         yield from run_dask(
-            jobs, client, cache_dir=run.cache, gpu_per_cell=run.gpu_per_cell, progress=progress
+            jobs,
+            client,
+            cache_dir=run.cache,
+            gpu_per_cell=settings.gpu_per_cell,
+            progress=settings.progress,
         )
 
 
 def report_from_cells(
     staging: Path,
     output: Path,
+    settings: LeaderboardSettings,
     *,
-    progress: bool = True,
-    figures: bool = True,
-    figure_formats: Sequence[str] = DEFAULT_FIGURE_FORMATS,
     verify: bool = False,
 ) -> LeaderboardResult:
     """Score the plan and cells written in ``staging`` and write the reports beside them.
 
-    ``output`` is the folder whose figures may be kept. ``verify`` checks the files against
-    the folder's manifest first (:func:`~sts_extras.leaderboard.run.cells.read_cells`).
+    The statistics follow the plan's settings (its
+    :class:`~sts_extras.leaderboard.settings.RunSettings` record); ``settings``
+    gives the rest (progress bars, figures and their formats). ``output`` is the folder whose
+    figures may be kept. ``verify`` checks the files against the folder's manifest first
+    (:func:`~sts_extras.leaderboard.run.cells.read_cells`).
     """
     found = read_cells(staging, verify=verify)
     plan = found.plan
     units, model_info, score_keys = task_scores(plan, found.tasks, found.cells)
-    settings = plan.settings
+    record = plan.settings
     result = score_leaderboard(
         units,
         list(plan.models),
         baseline=plan.baseline,
-        bins=settings["bins"],
-        n_resamples=settings["n_resamples"],
-        seed=settings["seed"],
-        round_scores=settings["round_scores"],
-        test=settings["test"],
-        adjust=settings["adjust"],
-        progress=progress,
+        bins=record.bins,
+        n_resamples=record.n_resamples,
+        seed=record.seed,
+        round_scores=record.round_scores,
+        method=record.method,
+        adjust=record.adjust,
+        progress=settings.progress,
     )
     write_reports(
         result,
@@ -578,27 +475,12 @@ def report_from_cells(
         model_info=model_info,
         score_keys=score_keys,
         versions=_versions(),
-        figures=figures,
-        figure_formats=figure_formats,
+        run_settings=record.model_dump(mode="json"),
+        figures=settings.figures,
+        figure_formats=settings.figure_formats,
         reuse_figures_from=output,
     )
     return result
-
-
-def check_statistics_options(
-    *, seed: Any, n_resamples: Any, bins: Any, test: Any, adjust: Any, round_scores: Any = False
-) -> None:
-    """Check the settings of the statistics: ``UserInputError`` naming the first bad one."""
-    from sts_extras.stats.dependent import DEPENDENT_METHODS
-    from sts_extras.stats.multiple import ADJUST_METHODS
-
-    resolve.check_n_resamples(n_resamples)
-    check_count(bins, "bins", MAX_BINS, why="more bins than items are empty")
-    check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
-    check_choice(test, "test", DEPENDENT_METHODS)
-    check_choice(adjust, "adjust", ADJUST_METHODS)
-    if not isinstance(round_scores, bool):
-        raise UserInputError(f"`round_scores` must be True or False, got {round_scores!r}.")
 
 
 def _versions() -> dict[str, str]:

@@ -33,6 +33,7 @@ from sts_extras.integrations.mteb.internals import (
 )
 from sts_extras.io.paths import check_relative_path
 from sts_extras.io.records import Record
+from sts_extras.leaderboard.settings import RunSettings
 
 __all__ = [
     "FORMAT",
@@ -55,8 +56,10 @@ __all__ = [
 ]
 
 #: Version of the formats of :class:`PlanFile`, :class:`TaskFile` and :class:`CellFile`
-#: (2: cells carry their identity, plans their score range and the shards they hold).
-FORMAT = 2
+#: (2: cells carry their identity, plans their score range and the shards they hold; 3: the
+#: settings are the record of :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`,
+#: whose dependent-correlation test is ``method``, once ``test``).
+FORMAT = 3
 #: ``mteb.evaluate(prediction_folder=F)`` writes ``F/<task name><suffix>``.
 MTEB_PREDICTION_SUFFIX = PREDICTION_FILE_SUFFIX
 
@@ -119,23 +122,11 @@ def _unique(values: Sequence[str], what: str) -> None:
 ModelIdentity = Annotated[str, Field(min_length=1, max_length=100_000)] | None
 
 
-class RunSettings(Record):
-    """The settings of a run that change its numbers (the same in every cell of a report)."""
-
-    seed: int = Field(ge=0)
-    n_resamples: int = Field(ge=1)
-    bins: int = Field(ge=1)
-    test: Name
-    adjust: Name
-    round_scores: bool
-    #: ``--score-range`` of the ``--task`` CSV files (None: read from each file).
-    score_range: ScoreRange | None
-
-
 class PlanFile(Record):
-    """``cells/plan.json``: models × tasks, the baseline, the settings and the shards held."""
+    """``cells/plan.json``: models × tasks, the baseline, the settings (the record of the run's
+    :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`) and the shards held."""
 
-    format: Literal[2]
+    format: Literal[3]
     models: tuple[Name, ...] = Field(min_length=1)
     tasks: tuple[Name, ...] = Field(min_length=1)
     baseline: Name
@@ -170,7 +161,7 @@ class UnitRecord(Record):
 class TaskFile(Record):
     """``cells/tasks/<task>.json``: a task's units, its data key and the digest of its gold."""
 
-    format: Literal[2]
+    format: Literal[3]
     task: Name
     key: Hex
     units: tuple[UnitRecord, ...] = Field(min_length=1)
@@ -228,7 +219,8 @@ class TaskIdentity(Record):
 
 
 class CellIdentity(Record):
-    """What produced a cell: the model, the task's data and score range, the run settings.
+    """What produced a cell: the model, the task's data and score range, the run settings (the
+    record of the run's :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`).
 
     ``model`` is the model's identity (a content hash of its files and its loader settings, see
     :attr:`sts_extras.leaderboard.run.resolve.ModelEntry.identity`), opaque here; None when it has
@@ -243,7 +235,7 @@ class CellIdentity(Record):
 class CellFile(Record):
     """``cells/<model>/<task>.json``: one cell's description, identity, MTEB's pearsons, files."""
 
-    format: Literal[2]
+    format: Literal[3]
     model: Name
     task: Name
     info: CellInfo

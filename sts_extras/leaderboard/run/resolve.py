@@ -594,7 +594,7 @@ def _load_vectors(spec: str, cache_dir: Path, trust_pickle: bool = False) -> Any
 
 
 def _vector_models(vectors: Any, sif: bool) -> list[Any]:
-    from sts_extras import models
+    from sts_extras.integrations.mteb import models
 
     return [
         getattr(models, cls_name)(vectors, sif=sif, **options)

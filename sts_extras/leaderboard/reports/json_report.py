@@ -1,0 +1,174 @@
+"""The JSON report of the leaderboard: everything of the run, so every number can be recomputed.
+
+The settings, the tasks with their gold scores and, per task, every pair of models
+(``"pairwise"``); per result row the statistics with the rank interval
+(``"rank_low"``/``"rank_high"``), the per-pair scores and the key of MTEB's prediction file they
+were read from (``"score_key"``: ``"similarity_scores"``, the model's own similarity, or
+``"cosine_scores"``); the comparisons with the baseline and the mean rank. Full precision;
+non-finite numbers are written as ``null``. Written through a temporary file and a rename.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sts_extras.integrity import atomic_write_text
+from sts_extras.leaderboard.reports.scoring import LeaderboardResult, pair_record
+from sts_extras.leaderboard.reports.tables import ScoreKeys, result_record
+
+if TYPE_CHECKING:
+    from sts_extras.stats.model_comparison import ModelComparisonResult
+
+__all__ = [
+    "pairwise_records",
+    "to_json_dict",
+    "write_json",
+]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    return value
+
+
+def _with_score_key(record: dict[str, Any], key: str | None) -> dict[str, Any]:
+    """``record`` with ``"score_key"`` after ``"mteb_pearson"``."""
+    out = {}
+    for name, value in record.items():
+        out[name] = value
+        if name == "mteb_pearson":
+            out["score_key"] = key
+    return out
+
+
+def to_json_dict(
+    result: LeaderboardResult,
+    *,
+    models: Mapping[str, Mapping[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
+    score_keys: ScoreKeys | None = None,
+    run_settings: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Everything of the run as plain Python: settings, tasks with gold scores, per-model
+    statistics with the per-pair scores (and ``"score_key"``, from ``score_keys``; None when
+    unknown or failed), comparisons.
+
+    ``"settings"`` starts with ``run_settings``, the record of the run's
+    :class:`~sts_extras.leaderboard.settings.LeaderboardSettings` (the settings that change the
+    numbers, as the cells record them), followed by the rest of ``result.settings`` (the
+    baseline, the confidence level, the names of the bootstrap and the tests ...).
+
+    Raises
+    ------
+    ValueError
+        ``run_settings`` and ``result.settings`` hold different values of one setting.
+    """
+    keys = score_keys or {}
+    return _jsonable(
+        {
+            **(extra or {}),
+            "settings": _settings(result, run_settings or {}),
+            "models": [{"name": name, **(models or {}).get(name, {})} for name in result.models],
+            "tasks": [
+                {
+                    "name": task.name,
+                    "n": int(task.gold.size),
+                    "score_range": list(task.score_range),
+                    "gold": task.gold.tolist(),
+                    **_pairwise_record(result, task.name),
+                }
+                for task in result.tasks
+            ],
+            "results": [
+                _with_score_key(result_record(row), keys.get(row.task, {}).get(row.model))
+                for row in result.stats
+            ],
+            "comparisons": [dataclasses.asdict(item) for item in result.comparisons],
+            "mean_rank": _mean_rank_record(result),
+        }
+    )
+
+
+def _settings(result: LeaderboardResult, run_settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's settings record, then the result's other settings (the same value where both
+    name one)."""
+    for name, value in result.settings.items():
+        if name in run_settings and _jsonable(value) != _jsonable(run_settings[name]):
+            raise ValueError(
+                f"the run's settings give {name} = {run_settings[name]!r} but the result was "
+                f"computed with {value!r}"
+            )
+    rest = {name: value for name, value in result.settings.items() if name not in run_settings}
+    return {**run_settings, **rest}
+
+
+def pairwise_records(comparison: ModelComparisonResult, alpha: float) -> list[dict[str, Any]]:
+    """One record per pair of models: the pair's fields, P(model1 has the higher r) and whether
+    the adjusted p-value is at most ``alpha``."""
+    index = {name: k for k, name in enumerate(comparison.models)}
+    return [
+        {
+            **pair_record(pair),
+            "win_probability": float(
+                comparison.win_probability[index[pair.model1], index[pair.model2]]
+            ),
+            "adjusted_significant": bool(pair.pvalue_adjusted <= alpha),
+        }
+        for pair in comparison.pairs
+    ]
+
+
+def _pairwise_record(result: LeaderboardResult, task: str) -> dict[str, Any]:
+    comparison = result.pairwise.get(task)
+    if comparison is None:
+        return {
+            "models_compared": [],
+            "pairwise": [],
+            "pairwise_error": result.pairwise_errors.get(task),
+            "not_separable": [],
+            "min_detectable_delta": None,
+        }
+    return {
+        "models_compared": list(comparison.models),
+        "pairwise": pairwise_records(comparison, result.settings.get("alpha", 0.05)),
+        "pairwise_error": None,
+        "not_separable": [list(group) for group in result.not_separable(task)],
+        "min_detectable_delta": {
+            "model": comparison.models[int(comparison.r.argmax())],
+            "power": result.settings.get("detectable_power"),
+            "against": dict(result.detectable.get(task, {})),
+        },
+    }
+
+
+def _mean_rank_record(result: LeaderboardResult) -> list[dict[str, Any]] | None:
+    mean = result.mean_rank
+    if mean is None:
+        return None
+    return [
+        {
+            "model": name,
+            "mean_rank": float(mean.mean_rank[k]),
+            "ci_low": float(mean.confidence_interval.low[k]),
+            "ci_high": float(mean.confidence_interval.high[k]),
+        }
+        for k, name in enumerate(mean.models)
+    ]
+
+
+def write_json(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:
+    """Write :func:`to_json_dict` (``kwargs`` go to it) to ``path`` (atomically)."""
+    atomic_write_text(
+        path, json.dumps(to_json_dict(result, **kwargs), indent=1, ensure_ascii=False)
+    )
+    return path
