@@ -14,6 +14,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras.errors import UserInputError, UserInputTypeError
 
@@ -61,13 +62,18 @@ def _refuse(name: str, what: str, example: Any) -> UserInputTypeError:
     )
 
 
-def as_real_array(values: Any, name: str) -> np.ndarray:
+def as_real_array(values: object, name: str) -> NDArray[Any]:
     """Return ``values`` as a numpy array of real numbers (int, uint or float dtype), any shape.
 
     Booleans, complex numbers and strings (numeric or not) are refused rather than coerced, in
     lists, numpy arrays (object arrays too), pandas Series and array-likes alike: ``True`` is no
     score, ``"0.5"`` is a parsing mistake and a complex value would lose its imaginary part. A
     real numeric array is returned as it is (no copy); object arrays and lists become float64.
+
+    ``values`` is typed ``object``, not ``ArrayLike``: this is the run-time check of untrusted
+    input (a parsed settings value, a positional argument whose type decides a deprecated order),
+    so any object is accepted here and refused with a :class:`UserInputTypeError`. The result
+    keeps the input's own int, uint or float dtype, hence ``NDArray[Any]``.
 
     Raises
     ------
@@ -111,8 +117,10 @@ def as_real_array(values: Any, name: str) -> np.ndarray:
         ) from None
 
 
-def as_float_vector(values: Any, name: str, *, min_size: int = 0) -> np.ndarray:
+def as_float_vector(values: object, name: str, *, min_size: int = 0) -> NDArray[np.float64]:
     """Return ``values`` as a finite 1-D float64 array.
+
+    Any object is accepted and checked at run time, as by :func:`as_real_array`.
 
     Raises
     ------
@@ -139,7 +147,7 @@ def as_float_vector(values: Any, name: str, *, min_size: int = 0) -> np.ndarray:
     return array
 
 
-def check_real_columns(**columns: Any) -> None:
+def check_real_columns(**columns: ArrayLike | None) -> None:
     """Refuse non-real values in columns given to an ``evaluate`` module (``None`` is skipped).
 
     The modules declare float64 features, and Arrow would otherwise parse ``"0.5"`` and turn
@@ -195,7 +203,7 @@ def scale_exponent(largest: float) -> int:
     return -math.frexp(largest)[1]
 
 
-def unit_scaled(array: np.ndarray) -> np.ndarray:
+def unit_scaled(array: NDArray[np.float64]) -> NDArray[np.float64]:
     """``array`` times the power of two that brings its largest magnitude into [0.5, 1).
 
     Correlations do not depend on the scale of their inputs, but their sums of squares overflow
@@ -209,7 +217,7 @@ def unit_scaled(array: np.ndarray) -> np.ndarray:
     return np.ldexp(array, -math.frexp(largest)[1])
 
 
-def as_paired_vectors(min_size: int = 3, **named_values: Any) -> tuple[np.ndarray, ...]:
+def as_paired_vectors(min_size: int = 3, **named_values: object) -> tuple[NDArray[np.float64], ...]:
     """Validate several same-length numeric sequences (e.g. predictions and references).
 
     Parameters
@@ -236,7 +244,9 @@ def as_paired_vectors(min_size: int = 3, **named_values: Any) -> tuple[np.ndarra
     return tuple(arrays.values())
 
 
-def check_not_constant(array: np.ndarray, name: str, *, what: str = "the statistic") -> None:
+def check_not_constant(
+    array: NDArray[np.float64], name: str, *, what: str = "the statistic"
+) -> None:
     """Raise :class:`UserInputError` when ``array`` is constant (``what`` is then undefined)."""
     if array.size and np.all(array == array[0]):
         raise UserInputError(
@@ -245,7 +255,7 @@ def check_not_constant(array: np.ndarray, name: str, *, what: str = "the statist
         )
 
 
-def check_non_negative_weights(weights: np.ndarray, name: str = "weights") -> None:
+def check_non_negative_weights(weights: NDArray[np.float64], name: str = "weights") -> None:
     """Raise :class:`UserInputError` unless every weight is >= 0 and at least one is > 0."""
     negative = weights < 0
     if negative.any():

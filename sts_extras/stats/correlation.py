@@ -92,7 +92,7 @@ class ScaledPearsonResult:
 # --------------------------------------------------------------------------------------------
 
 
-def _check_covers(edges: np.ndarray, references: np.ndarray, name: str) -> None:
+def _check_covers(edges: NDArray[np.float64], references: NDArray[np.float64], name: str) -> None:
     low, high = float(references.min()), float(references.max())
     if edges[0] > low or edges[-1] < high:
         raise UserInputError(
@@ -101,7 +101,7 @@ def _check_covers(edges: np.ndarray, references: np.ndarray, name: str) -> None:
         )
 
 
-def _equal_count_edges(references: np.ndarray, k: int, closed: str) -> np.ndarray:
+def _equal_count_edges(references: NDArray[np.float64], k: int, closed: str) -> NDArray[np.float64]:
     """Edges for K segments of (as nearly as possible) equal size, cut in the sorted references.
 
     Cut positions follow ``numpy.array_split``. Each inner edge is the reference score at the cut,

@@ -57,18 +57,18 @@ class _TieRanks:
     ``tie_sum``: the sum of t^3 - t over tie groups, exact.
     """
 
-    order: np.ndarray
-    below: np.ndarray
-    up_to: np.ndarray
+    order: NDArray[np.intp]
+    below: NDArray[np.int64]
+    up_to: NDArray[np.int64]
     tie_sum: int
 
     @property
-    def centred(self) -> np.ndarray:
+    def centred(self) -> NDArray[np.int64]:
         """Doubled average rank minus its mean, n + 1."""
         return self.below + self.up_to - self.below.size
 
 
-def _exact_sum(values: np.ndarray) -> int:
+def _exact_sum(values: NDArray[np.int64]) -> int:
     """Sum of an int64 array as a Python integer, in chunks small enough not to overflow."""
     if values.size == 0:
         return 0
@@ -76,7 +76,7 @@ def _exact_sum(values: np.ndarray) -> int:
     return sum(int(values[start : start + step].sum()) for start in range(0, values.size, step))
 
 
-def _tie_ranks(x: np.ndarray) -> _TieRanks:
+def _tie_ranks(x: NDArray[np.float64]) -> _TieRanks:
     n = x.size
     order = np.argsort(x)  # any order inside a tie group will do
     sorted_x = x[order]
@@ -93,7 +93,7 @@ def _tie_ranks(x: np.ndarray) -> _TieRanks:
     return _TieRanks(order, below, up_to, _exact_sum(tied * tied * tied - tied))
 
 
-def _earlier_smaller(permutation: np.ndarray) -> np.ndarray:
+def _earlier_smaller(permutation: NDArray[np.int64]) -> NDArray[np.int64]:
     """For each position p of a permutation of 0..n-1, #{q < p : permutation[q] < permutation[p]}.
 
     Bottom-up merge sort: at level k, blocks of 2^k sorted values are merged in pairs by one
@@ -120,7 +120,7 @@ def _earlier_smaller(permutation: np.ndarray) -> np.ndarray:
     return counts[permutation]
 
 
-def _concordance(h: _TieRanks, x: _TieRanks) -> np.ndarray:
+def _concordance(h: _TieRanks, x: _TieRanks) -> NDArray[np.int64]:
     r"""Per item i, :math:`\sum_j \operatorname{sign}(h_j - h_i)\operatorname{sign}(x_j - x_i)`.
 
     Items are laid out by (h, x); position p's value is the rank of its x among (x ascending,
@@ -153,7 +153,7 @@ def _concordance(h: _TieRanks, x: _TieRanks) -> np.ndarray:
     return out
 
 
-def _signed_prefix(weights: np.ndarray, ranks: _TieRanks) -> np.ndarray:
+def _signed_prefix(weights: NDArray[np.int64], ranks: _TieRanks) -> NDArray[np.int64]:
     r"""Per item i, :math:`\sum_j w_j \operatorname{sign}(v_j - v_i)` for the ranked variable v.
 
     Needs ``weights.sum() == 0`` (centred ranks): then the sum above v_i is minus the prefix
@@ -164,7 +164,7 @@ def _signed_prefix(weights: np.ndarray, ranks: _TieRanks) -> np.ndarray:
     return -prefix[ranks.up_to] - prefix[ranks.below]
 
 
-def _tie_growth(ranks: _TieRanks) -> np.ndarray:
+def _tie_growth(ranks: _TieRanks) -> NDArray[np.int64]:
     """t(t - 1) for the tie group (size t) of each item: what leaving it out adds to V."""
     size = ranks.up_to - ranks.below
     return size * (size - 1)
@@ -176,7 +176,7 @@ def _split(value: int) -> tuple[float, float]:
     return high, float(value - int(high))
 
 
-def _plus(big: int, small: np.ndarray) -> np.ndarray:
+def _plus(big: int, small: NDArray[np.int64]) -> NDArray[np.float64]:
     """``big + small`` in float64 with about one rounding: ``big`` is exact, ``small`` int64."""
     high, low = _split(big)
     return (high + small.astype(np.float64)) + low

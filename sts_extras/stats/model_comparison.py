@@ -28,7 +28,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -222,7 +222,8 @@ class MeanRankResult:
     )
 
 
-_Array = TypeVar("_Array", bound=np.ndarray)
+#: Any array: ``_readonly`` hands back the dtype it was given.
+_Array = TypeVar("_Array", bound=NDArray[Any])
 
 
 def _readonly(array: _Array) -> _Array:

@@ -40,6 +40,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special, stats
 
 from sts_extras._validation import (
@@ -170,7 +171,7 @@ def _critical_value(method: str, alpha: float, alternative: str, n: int) -> floa
     return float(-special.ndtri(tail))
 
 
-def _z_covariance(r1: float, r2: float, r12: float) -> np.ndarray:
+def _z_covariance(r1: float, r2: float, r12: float) -> NDArray[np.float64]:
     """C: n - 3 times the asymptotic covariance of artanh(r_jk), artanh(r_jh), artanh(r_kh).
 
     Steiger (1980), eq. 3 (Pearson & Filon 1898) for psi, divided by (1 - rho_a^2)(1 - rho_b^2)
@@ -455,7 +456,7 @@ def check_simulation_count(n_simulations: object, n: int, name: str = "n_simulat
 
 def _simulate_chunk(
     rng: np.random.Generator,
-    factor: np.ndarray,
+    factor: NDArray[np.float64],
     size: int,
     n: int,
     method: str,

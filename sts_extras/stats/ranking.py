@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Real
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -101,12 +101,12 @@ def _weighted_rank_correlation_iv(
 # --------------------------------------------------------------------------------------------
 
 
-def _index_type(n: int) -> type[np.signedinteger]:
+def _index_type(n: int) -> type[np.signedinteger[Any]]:
     """The narrowest of int32 / int64 that holds 0..n: halves the memory of codes and indices."""
     return np.int32 if n < 2**31 else np.int64
 
 
-def _pairs_within(sizes: np.ndarray) -> int:
+def _pairs_within(sizes: NDArray[np.intp]) -> int:
     """Σ size (size - 1) / 2: the number of pairs inside groups of these sizes, as a Python int."""
     sizes = sizes.astype(np.int64, copy=False)
     return int((sizes * (sizes - 1) // 2).sum())
@@ -115,12 +115,12 @@ def _pairs_within(sizes: np.ndarray) -> int:
 class _Ranking(NamedTuple):
     """One sort of a score vector and what the four statistics take from it (see :func:`_rank`)."""
 
-    codes: np.ndarray
-    order: np.ndarray
+    codes: NDArray[np.signedinteger[Any]]
+    order: NDArray[np.intp]
     tied_pairs: int
 
 
-def _rank(x: np.ndarray, ranks_out: np.ndarray | None = None) -> _Ranking:
+def _rank(x: NDArray[np.float64], ranks_out: NDArray[np.float64] | None = None) -> _Ranking:
     """Rank ``x`` with one sort, shared by ρ_w, τ_w, Spearman's ρ and Kendall's τ-b.
 
     Written by hand rather than calling ``scipy.stats.rankdata`` because the four statistics need,
@@ -171,14 +171,16 @@ def _rank(x: np.ndarray, ranks_out: np.ndarray | None = None) -> _Ranking:
 class _RankedPair(NamedTuple):
     """Two rankings of the same items and their joint order (see :func:`_rank_pair`)."""
 
-    u: np.ndarray
-    v: np.ndarray
-    order: np.ndarray
+    u: NDArray[np.signedinteger[Any]]
+    v: NDArray[np.signedinteger[Any]]
+    order: NDArray[np.intp]
     tied_u: int
     tied_v: int
 
 
-def _rank_pair(x: np.ndarray, y: np.ndarray, ranks_out: np.ndarray | None = None) -> _RankedPair:
+def _rank_pair(
+    x: NDArray[np.float64], y: NDArray[np.float64], ranks_out: NDArray[np.float64] | None = None
+) -> _RankedPair:
     """Rank ``x`` and ``y`` with one sort each, for τ_w and Kendall's τ-b (and ρ_w, Spearman's ρ).
 
     Returns the dense codes ``u`` of x and ``v`` of y, the items in lexicographic (u, v) order
@@ -193,12 +195,14 @@ def _rank_pair(x: np.ndarray, y: np.ndarray, ranks_out: np.ndarray | None = None
     return _RankedPair(u.codes, v.codes, order, u.tied_pairs, v.tied_pairs)
 
 
-def _best_first(ranks: np.ndarray) -> np.ndarray:
+def _best_first(ranks: NDArray[np.float64]) -> NDArray[np.float64]:
     """Ascending ranks turned around, 1 = largest value, as in eq. 9 of [1] (exact in float64)."""
     return (ranks.size + 1) - ranks
 
 
-def _weights_from_ranks(a: np.ndarray, b: np.ndarray, n0: float) -> np.ndarray:
+def _weights_from_ranks(
+    a: NDArray[np.float64], b: NDArray[np.float64], n0: float
+) -> NDArray[np.float64]:
     """Additive weights of eq. 9 in [1] with f(n; n0) = 1/(n + n0)^2; n0 = inf -> uniform."""
     if math.isinf(n0):
         return np.full(a.size, 1.0 / a.size)
@@ -206,12 +210,14 @@ def _weights_from_ranks(a: np.ndarray, b: np.ndarray, n0: float) -> np.ndarray:
     return w / w.sum()
 
 
-def _weighted_sum(w: np.ndarray, a: np.ndarray) -> float:
+def _weighted_sum(w: NDArray[np.float64], a: NDArray[np.float64]) -> float:
     """Σ w_i a_i by numpy's pairwise summation: single-threaded, as accurate as a BLAS dot."""
     return float(np.multiply(w, a).sum())
 
 
-def _weighted_pearson(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
+def _weighted_pearson(
+    a: NDArray[np.float64], b: NDArray[np.float64], w: NDArray[np.float64]
+) -> float:
     """ρ_w of eq. 8 in [1]: Σ w (a - ā)(b - b̄) / (σ_a σ_b) with normalised weights ``w``."""
     da = a - _weighted_sum(w, a)
     db = b - _weighted_sum(w, b)
@@ -220,14 +226,15 @@ def _weighted_pearson(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
     return float(np.clip(_weighted_sum(w, da * db) / denominator, -1.0, 1.0))
 
 
-def _spearman_from_ranks(ranks: np.ndarray) -> float:
+def _spearman_from_ranks(ranks: NDArray[np.float64]) -> float:
     """Spearman's ρ of the two rows of ``ranks`` (ascending average ranks), as scipy computes it.
 
     ``scipy.stats.spearmanr(x, y)`` is ``numpy.corrcoef`` of the ``rankdata`` ranks of x and y,
     held as the two rows of one C-ordered (2, n) array; the same call on the same array gives its
     value to the bit, without sorting the inputs again.
     """
-    return float(np.corrcoef(ranks)[1, 0])
+    # cast: for a 2-D input corrcoef is the matrix; the stubs also allow a 1-D input's float64
+    return float(cast(NDArray[np.float64], np.corrcoef(ranks))[1, 0])
 
 
 def _kendall_tau_b(n: int, tied_x: int, tied_y: int, tied_both: int, discordant: int) -> float:
@@ -246,12 +253,12 @@ def _kendall_tau_b(n: int, tied_x: int, tied_y: int, tied_both: int, discordant:
 _CUMSUM_BLOCK = 1024
 
 
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
+def _dot(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
     """Σ a_i b_i single-threaded (BLAS dot threads contend badly on a busy machine)."""
     return np.einsum("i,i->", a, b)
 
 
-def _blocked_cumsum_inplace(blocks: np.ndarray) -> np.ndarray:
+def _blocked_cumsum_inplace(blocks: NDArray[np.float64]) -> NDArray[np.float64]:
     """Cumulative sum of ``blocks.ravel()``, in place, for a C-contiguous (m, B) array.
 
     Summing within blocks and then adding the running block offsets keeps every partial sum
@@ -265,12 +272,12 @@ def _blocked_cumsum_inplace(blocks: np.ndarray) -> np.ndarray:
     return blocks.reshape(-1)
 
 
-def _padded_blocks(n: int) -> np.ndarray:
+def _padded_blocks(n: int) -> NDArray[np.float64]:
     """Zeroed (m, _CUMSUM_BLOCK) buffer whose first n raveled items hold a vector."""
     return np.zeros((-(-n // _CUMSUM_BLOCK), _CUMSUM_BLOCK))
 
 
-def weighted_inversions(values: np.ndarray, weights: np.ndarray) -> float:
+def weighted_inversions(values: NDArray[np.integer[Any]], weights: ArrayLike) -> float:
     """Σ w_i w_j over the pairs i < j with values[i] > values[j] (strictly), in O(n log m).
 
     ``values`` are non-negative integer codes (m = max + 1). scipy has no weighted inversion count
@@ -290,7 +297,11 @@ def weighted_inversions(values: np.ndarray, weights: np.ndarray) -> float:
 
 
 def _inversions_overwriting(
-    level_values: np.ndarray, weight_blocks: np.ndarray, n: int, *, count_pairs: bool = False
+    level_values: NDArray[np.signedinteger[Any]],
+    weight_blocks: NDArray[np.float64],
+    n: int,
+    *,
+    count_pairs: bool = False,
 ) -> tuple[float, int]:
     """:func:`weighted_inversions` of codes ``level_values`` and weights in ``weight_blocks``.
 
@@ -370,12 +381,16 @@ def _inversions_overwriting(
     return total, pairs
 
 
-def _sum_of_squared_group_sums(weights: np.ndarray, group_starts: np.ndarray) -> float:
+def _sum_of_squared_group_sums(
+    weights: NDArray[np.float64], group_starts: NDArray[np.intp]
+) -> float:
     sums = np.add.reduceat(weights, group_starts)
     return float(np.dot(sums, sums))
 
 
-def _lexicographic_order(u: np.ndarray, v: np.ndarray, order_v: np.ndarray) -> np.ndarray:
+def _lexicographic_order(
+    u: NDArray[np.signedinteger[Any]], v: NDArray[np.signedinteger[Any]], order_v: NDArray[np.intp]
+) -> NDArray[np.intp]:
     """The items sorted by codes ``u``, then by codes ``v`` (order inside joint ties unspecified).
 
     Up to 2^16 distinct values of u, a stable sort by u of the items in v's order ``order_v``:
@@ -394,15 +409,17 @@ def _lexicographic_order(u: np.ndarray, v: np.ndarray, order_v: np.ndarray) -> n
 class _TauParts(NamedTuple):
     """What τ_w and Kendall's τ-b need besides the inversion count (see :func:`_tau_parts`)."""
 
-    v_sorted: np.ndarray
-    weight_blocks: np.ndarray
+    v_sorted: NDArray[np.signedinteger[Any]]
+    weight_blocks: NDArray[np.float64]
     untied_u: float
     untied_v: float
     untied_both: float
     tied_both_pairs: int
 
 
-def _tau_parts(pair: _RankedPair, w: np.ndarray, names: tuple[str, str] = ("x", "y")) -> _TauParts:
+def _tau_parts(
+    pair: _RankedPair, w: NDArray[np.float64], names: tuple[str, str] = ("x", "y")
+) -> _TauParts:
     """Everything τ_w needs from the rankings in ``pair`` (u first, v second) and weights ``w``.
 
     With C / D the weighted concordant / discordant pair sums (i < j, pair weight w_i w_j):
@@ -422,7 +439,8 @@ def _tau_parts(pair: _RankedPair, w: np.ndarray, names: tuple[str, str] = ("x", 
     w_sorted = np.take(w, order, out=weight_blocks.reshape(-1)[:n])
 
     square = float(w_sorted.sum()) ** 2
-    v_sums = np.bincount(v_sorted, weights=w_sorted)
+    # cast: with ``weights`` bincount sums float64 weights; the stubs say intp counts
+    v_sums = cast(NDArray[np.float64], np.bincount(v_sorted, weights=w_sorted))
     tied_v = float(_dot(v_sums, v_sums))
     del v_sums
     tied_both_pairs = 0

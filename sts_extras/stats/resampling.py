@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,8 +64,8 @@ _DEGENERATE_VARIANCE = 1e-9
 # Resampling by counts
 # --------------------------------------------------------------------------------------------
 def draw_counts(
-    rng: np.random.Generator, rows: int, n: int, *, out: np.ndarray | None = None
-) -> np.ndarray:
+    rng: np.random.Generator, rows: int, n: int, *, out: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
     """Counts (rows x n, float64) of n draws with replacement from n items, one row per resample.
 
     Same draws as indexing the data with ``rng.integers(0, n, size=(rows, n))``. Given ``out``
@@ -74,7 +75,7 @@ def draw_counts(
     # int32 draws are the same numbers as the default int64 ones (both dtypes use the generator's
     # 32-bit bounded draw when n <= 2^32), in half the memory.
     dtype = np.int32 if rows * n < 2**31 else np.int64
-    indices: np.ndarray = rng.integers(0, n, size=(rows, n), dtype=dtype)
+    indices: NDArray[np.signedinteger[Any]] = rng.integers(0, n, size=(rows, n), dtype=dtype)
     if rows > 1:
         indices += np.arange(0, rows * n, n, dtype=dtype)[:, None]
     if out is None:
@@ -89,7 +90,9 @@ def draw_counts(
     return counts
 
 
-def resample_counts(rng: np.random.Generator, n_resamples: int, n: int) -> Iterator[np.ndarray]:
+def resample_counts(
+    rng: np.random.Generator, n_resamples: int, n: int
+) -> Iterator[NDArray[np.float64]]:
     """The ``n_resamples`` count vectors of a paired bootstrap of n items, chunk by chunk.
 
     Chunks hold at most ``CHUNK_ELEMENTS`` counts (at least one row); the same generator state
@@ -119,14 +122,14 @@ def _pearson_from_sums(
         return cov / np.sqrt(var_x * var_y), var_x, var_y
 
 
-def _standardise(x: np.ndarray) -> np.ndarray:
+def _standardise(x: NDArray[np.float64]) -> NDArray[np.float64]:
     # Correlations are invariant to affine maps; unit scale keeps the one-pass sums accurate.
     # The exact power-of-two scaling first keeps the mean and std finite at any magnitude.
     x = unit_scaled(x)
     return (x - x.mean()) / x.std()
 
 
-def _is_constant_rows(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _is_constant_rows(counts: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Exact check, per row of ``counts``, that all drawn items have the same value of ``x``."""
     drawn = counts > 0
     high = np.where(drawn, x, -np.inf).max(axis=1)
@@ -159,7 +162,7 @@ class PearsonCorrelations:
         (m x n) scores of the m systems.
     """
 
-    def __init__(self, references: np.ndarray, predictions: np.ndarray):
+    def __init__(self, references: NDArray[np.float64], predictions: NDArray[np.float64]):
         self.reference = _standardise(references)
         self.predictions = np.vstack([_standardise(x) for x in predictions])
         h, x = self.reference, self.predictions
@@ -184,7 +187,7 @@ class PearsonCorrelations:
         r, var_h, var_x = _pearson_from_sums(count, sh, sx, shh, sxx, shx)
         return r, np.minimum(var_h, var_x)
 
-    def _two_pass(self, counts: np.ndarray) -> np.ndarray:
+    def _two_pass(self, counts: NDArray[np.float64]) -> NDArray[np.float64]:
         """Weighted correlations by the centred (two-pass) formula, for a few rows."""
         total = counts.sum(axis=1, keepdims=True)
         ch = self.reference[None, :] - (counts @ self.reference)[:, None] / total
@@ -197,7 +200,7 @@ class PearsonCorrelations:
                 out[:, k] = (counts * ch * cx).sum(axis=1) / np.sqrt(shh * sxx)
         return out
 
-    def correlations(self, counts: np.ndarray) -> np.ndarray:
+    def correlations(self, counts: NDArray[np.float64]) -> NDArray[np.float64]:
         """(rows x m) correlations; NaN where a variable is constant in the resample."""
         r, smallest = self._from_sums(float(self.n), counts @ self.design)
         # One-pass sums lose accuracy when a resample's variance is tiny: redo those rows by
@@ -210,7 +213,7 @@ class PearsonCorrelations:
             r[suspicious] = fixed
         return r
 
-    def jackknife(self) -> np.ndarray:
+    def jackknife(self) -> NDArray[np.float64]:
         """(n x m) leave-one-out correlations in O(n m): total sums minus each item's terms."""
         leave_one_out = self.design.sum(axis=0)[None, :] - self.design
         return self._from_sums(float(self.n - 1), leave_one_out)[0]
@@ -220,9 +223,9 @@ class _Buffers:
     """Named float64 work arrays of the chunks, allocated once and reused (see ``draw_counts``)."""
 
     def __init__(self) -> None:
-        self._arrays: dict[str, np.ndarray] = {}
+        self._arrays: dict[str, NDArray[np.float64]] = {}
 
-    def __call__(self, name: str, rows: int, columns: int) -> np.ndarray:
+    def __call__(self, name: str, rows: int, columns: int) -> NDArray[np.float64]:
         """A C-contiguous (rows x columns) array; its contents are whatever was left in it."""
         array = self._arrays.get(name)
         if array is None or array.shape[0] < rows or array.shape[1] != columns:
@@ -238,13 +241,13 @@ class _RankPlan:
     each tie group and ``item_group`` the tie group of each item (both None without ties).
     """
 
-    order: np.ndarray
-    inverse: np.ndarray
-    group_end: np.ndarray | None
-    item_group: np.ndarray | None
+    order: NDArray[np.intp]
+    inverse: NDArray[np.intp]
+    group_end: NDArray[np.intp] | None
+    item_group: NDArray[np.intp] | None
 
 
-def _rank_plan(x: np.ndarray) -> _RankPlan:
+def _rank_plan(x: NDArray[np.float64]) -> _RankPlan:
     order = np.argsort(x, kind="stable")
     inverse = np.empty_like(order)
     inverse[order] = np.arange(x.size)
@@ -260,8 +263,8 @@ def _rank_plan(x: np.ndarray) -> _RankPlan:
 
 
 def _doubled_ranks(
-    counts: np.ndarray, plan: _RankPlan, out: np.ndarray, buffers: _Buffers
-) -> np.ndarray:
+    counts: NDArray[np.float64], plan: _RankPlan, out: NDArray[np.float64], buffers: _Buffers
+) -> NDArray[np.float64]:
     """2 x (average rank) of every item in each count-weighted resample, in item order.
 
     An item drawn w times forms, with the items tied to it, one tie block; its average rank is
@@ -294,9 +297,9 @@ def _doubled_ranks(
 
 
 def _rank_correlations(
-    weights: np.ndarray,
+    weights: NDArray[np.float64],
     count: float,
-    rh: np.ndarray,
+    rh: NDArray[np.float64],
     rxs: Iterable[NDArray[np.float64]],
     buffers: _Buffers,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -328,7 +331,7 @@ class SpearmanCorrelations:
         (m x n) scores of the m systems.
     """
 
-    def __init__(self, references: np.ndarray, predictions: np.ndarray):
+    def __init__(self, references: NDArray[np.float64], predictions: NDArray[np.float64]):
         self.reference = references
         self.predictions = np.atleast_2d(predictions)
         self.n, self.m = references.size, self.predictions.shape[0]
@@ -336,13 +339,13 @@ class SpearmanCorrelations:
         self.plans = [_rank_plan(x) for x in self.predictions]
         self._buffers = _Buffers()
 
-    def _system_ranks(self, counts: np.ndarray) -> Iterator[np.ndarray]:
+    def _system_ranks(self, counts: NDArray[np.float64]) -> Iterator[NDArray[np.float64]]:
         # One buffer for every system: each is consumed before the next is computed.
         out = self._buffers("system_ranks", *counts.shape)
         for plan in self.plans:
             yield _doubled_ranks(counts, plan, out, self._buffers)
 
-    def correlations(self, counts: np.ndarray) -> np.ndarray:
+    def correlations(self, counts: NDArray[np.float64]) -> NDArray[np.float64]:
         """(rows x m) correlations; NaN where a variable is constant in the resample."""
         counts = np.ascontiguousarray(counts, dtype=np.float64)
         buffers = self._buffers
@@ -363,7 +366,7 @@ class SpearmanCorrelations:
             r[rows] = block
         return r
 
-    def jackknife(self) -> np.ndarray:
+    def jackknife(self) -> NDArray[np.float64]:
         """(n x m) leave-one-out correlations, exact, in O(n log n) per system.
 
         See :func:`~sts_extras.stats.jackknife.spearman_jackknife`.
@@ -383,15 +386,17 @@ class PearsonDelta:
 
     engine_class: type[PearsonCorrelations] | type[SpearmanCorrelations] = PearsonCorrelations
 
-    def __init__(self, h: np.ndarray, a: np.ndarray, b: np.ndarray):
+    def __init__(self, h: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]):
         self.engine = self.engine_class(h, np.vstack([a, b]))
 
-    def correlations(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def correlations(
+        self, counts: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(r_ha, r_hb) per row of ``counts``; NaN where a variable is constant in the resample."""
         r = self.engine.correlations(counts)
         return r[:, 0], r[:, 1]
 
-    def jackknife(self) -> np.ndarray:
+    def jackknife(self) -> NDArray[np.float64]:
         """Leave-one-out deltas r(h, a) - r(h, b)."""
         r = self.engine.jackknife()
         return r[:, 0] - r[:, 1]
@@ -422,14 +427,16 @@ class BootstrapIntervals:
         Resamples with a defined value (NaN ones are dropped).
     """
 
-    low: np.ndarray
-    high: np.ndarray
-    bias_correction: np.ndarray
-    acceleration: np.ndarray | None
-    n_used: np.ndarray
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    bias_correction: NDArray[np.float64]
+    acceleration: NDArray[np.float64] | None
+    n_used: NDArray[np.intp]
 
 
-def row_quantiles(sorted_rows: np.ndarray, n_valid: np.ndarray, levels: np.ndarray) -> np.ndarray:
+def row_quantiles(
+    sorted_rows: NDArray[np.float64], n_valid: NDArray[np.intp], levels: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """Quantile ``levels[i]`` of the first ``n_valid[i]`` values of each sorted row.
 
     Linear interpolation between order statistics, as ``numpy.quantile``'s default method; NaN
@@ -450,11 +457,11 @@ def row_quantiles(sorted_rows: np.ndarray, n_valid: np.ndarray, levels: np.ndarr
 
 
 def bootstrap_intervals(
-    distributions: np.ndarray,
-    observed: np.ndarray,
+    distributions: NDArray[np.float64],
+    observed: NDArray[np.float64],
     *,
     confidence_level: float,
-    jackknife: np.ndarray | None = None,
+    jackknife: NDArray[np.float64] | None = None,
 ) -> BootstrapIntervals:
     r"""BCa (with ``jackknife``) or percentile intervals of P statistics from their resamples.
 
