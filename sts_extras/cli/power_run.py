@@ -89,12 +89,12 @@ def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
     return {"r1": pearson[0], "r2": pearson[1], "r12": r12, "n": n}
 
 
-def _list_of_objects(value: Any) -> bool:
+def _list_of_objects(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, dict) for item in value)
 
 
 def _format_text(output: dict[str, Any]) -> str:
-    def show(value: Any) -> str:
+    def show(value: object) -> str:
         if isinstance(value, float):
             return "NaN" if math.isnan(value) else f"{value:.6g}"
         return str(value)
@@ -121,7 +121,7 @@ def _check_counts(args: argparse.Namespace) -> None:
         check_simulation_count(args.simulations, args.n or 1, name="--simulations")
 
 
-def _check_simulations(simulations: int, n: Any) -> None:
+def _check_simulations(simulations: int, n: object) -> None:
     from sts_extras.stats.power import check_simulation_count
 
     if isinstance(n, int) and not isinstance(n, bool) and n >= 1:  # a bad n is named later

@@ -30,9 +30,10 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from sts_extras.benchmark_tables import read_rows
@@ -45,6 +46,9 @@ from sts_extras.reproduce.rows import (
     computed_row,
     network_row,
 )
+
+if TYPE_CHECKING:  # pragma: no cover -- the vectors are loaded on use
+    from sts_extras.vectors import WordVectors
 
 __all__ = ["CITATION", "PAPER", "TABLE_4_DSCS", "ratings_per_pair", "rows"]
 
@@ -98,7 +102,7 @@ _TWO_DECIMALS = "the paper prints 2 decimals of a percent: half a unit of the la
 _COUNT = "a count: exact"
 
 
-def ratings_per_pair(scores: Any, *, largest: int = 100, decimals: int = 2) -> int:
+def ratings_per_pair(scores: ArrayLike, *, largest: int = 100, decimals: int = 2) -> int:
     """The fewest ratings per pair that can give every score as printed.
 
     A DSCS score is a mean of ``n`` integer ratings (Eq. 2-3 of the paper: the weights are the
@@ -118,7 +122,7 @@ def ratings_per_pair(scores: Any, *, largest: int = 100, decimals: int = 2) -> i
     return 0
 
 
-def _description_rows(table: list[dict[str, Any]]) -> list[ReproducedRow]:
+def _description_rows(table: list[dict[str, Any]]) -> list[ReproducedRow]:  # read_rows' rows
     sentences = [s for row in table for s in (row["sentence1"], row["sentence2"])]
     uses = Counter(sentences)
     scores = [row["score"] for row in table]
@@ -331,13 +335,13 @@ def _glove_rows() -> list[ReproducedRow]:
 _CORRELATIONS = ("Pearson", "Spearman")
 
 
-def _load_glove() -> Any:
+def _load_glove() -> WordVectors:
     from sts_extras.vectors import WordVectors
 
     return WordVectors.load(GLOVE)
 
 
-def _describe_vectors(word_vectors: Any) -> str:
+def _describe_vectors(word_vectors: WordVectors) -> str:
     """The vectors' name and provenance in one line (for the report's "vectors used")."""
     info = getattr(word_vectors, "provenance", None)
     if info is None:

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.reproduce.rows import ReproducedRow, computed_row, network_row
 
@@ -108,7 +109,7 @@ def _se_of_sd(sd: float, kurtosis: float, n: int) -> float:
 def _cell_rows(
     quantity: str,
     paper: tuple[float, float],
-    values: np.ndarray,
+    values: NDArray[np.float64],
     why: str,
 ) -> list[ReproducedRow]:
     """The mean row and the sd row of one Table 2 cell."""

@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # a builder class or BUILDERS, typed in `builders`
     """The builder classes (``DSCS``, ``STSS131``, ``BUILDERS``), made on first use."""
     if name in ("BUILDERS", "DSCS", "STSS131"):
         from sts_extras.integrations.datasets import builders

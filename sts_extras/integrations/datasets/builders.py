@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = ["BUILDERS", "DSCS", "STSS131"]
 
 import hashlib
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +48,7 @@ def _builders() -> dict[str, type[datasets.GeneratorBasedBuilder]]:
         SPEC: DatasetSpec
         VERSION = datasets.Version("1.0.0")
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:  # datasets.DatasetBuilder's
             # `datasets` names a builder after its module, which both builders share: name it
             # explicitly, and hash the data so an edited table never reuses a stale cache.
             kwargs.setdefault("dataset_name", self.SPEC.name)
@@ -73,10 +74,12 @@ def _builders() -> dict[str, type[datasets.GeneratorBasedBuilder]]:
                 license=self.SPEC.license_note,
             )
 
-        def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
+        def _split_generators(
+            self, dl_manager: datasets.DownloadManager
+        ) -> list[datasets.SplitGenerator]:
             return [datasets.SplitGenerator(name=name) for name in _SPLITS]
 
-        def _generate_examples(self):
+        def _generate_examples(self) -> Iterator[tuple[int, dict[str, object]]]:
             for row in read_rows(self.SPEC.name, self.config.name):
                 yield row["id"], row
 
@@ -112,7 +115,9 @@ def _builders() -> dict[str, type[datasets.GeneratorBasedBuilder]]:
     return {"dscs": DSCS, "stss131": STSS131}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(
+    name: str,
+) -> type[datasets.GeneratorBasedBuilder] | dict[str, type[datasets.GeneratorBasedBuilder]]:
     """``DSCS``, ``STSS131`` (the builder classes) and ``BUILDERS`` (name -> class), on demand."""
     if name == "BUILDERS":
         return _builders()

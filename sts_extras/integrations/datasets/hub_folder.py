@@ -11,8 +11,9 @@ __all__ = ["hub_folder_files", "write_hub_folder"]
 
 import csv
 import io
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sts_extras.benchmark_tables import (
     _COLUMN_TYPES,
@@ -30,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # Hub-ready folders (dataset card + data files), derived from the package table.
 
 
-def _csv_text(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
+def _csv_text(rows: Sequence[Mapping[str, object]], columns: tuple[str, ...]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)

@@ -136,7 +136,9 @@ def _packaged_digest(name: str, config_name: str) -> str:
     return _rows_digest(name, config_name, get_spec(name).features(config_name))
 
 
-def _splits_problem(prepared: Any, expected: str, source: str, folder: str) -> str | None:
+def _splits_problem(
+    prepared: datasets.DatasetDict, expected: str, source: str, folder: str
+) -> str | None:
     """Why the ``DatasetDict`` read from ``folder`` is not the package table, or None."""
     for split in _SPLITS:
         if split not in prepared:
@@ -163,8 +165,8 @@ def load_dataset(
     verification_mode: datasets.VerificationMode | str | None = None,
     keep_in_memory: bool | None = None,
     num_proc: int | None = None,
-    storage_options: dict[str, Any] | None = None,
-    **builder_kwargs: Any,
+    storage_options: dict[str, Any] | None = None,  # fsspec's options, of any type
+    **builder_kwargs: Any,  # forwarded to the builder
 ) -> (
     datasets.DatasetDict
     | datasets.Dataset
@@ -269,7 +271,9 @@ datasets.IterableDataset
         else _rows_digest(spec.name, config_name, features)
     )
 
-    def checked(builder: datasets.DatasetBuilder) -> tuple[Any, str | None]:
+    def checked(
+        builder: datasets.DatasetBuilder,
+    ) -> tuple[datasets.DatasetDict | datasets.Dataset | None, str | None]:
         """What ``as_dataset`` returns, or None and why the cache cannot be used."""
         try:
             in_memory = (

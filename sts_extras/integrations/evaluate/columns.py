@@ -8,10 +8,9 @@ because it imports ``datasets``, which :func:`sts_extras.metric_path` does not n
 
 from __future__ import annotations
 
-from typing import Any
-
 import datasets
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["ScoreFeatures"]
 
@@ -45,7 +44,7 @@ class ScoreFeatures(datasets.Features):
         """Features of float64 columns named ``names``, in this order."""
         return cls({name: datasets.Value("float64") for name in names})
 
-    def encode_batch(self, batch: dict[str, Any]) -> dict[str, np.ndarray]:
+    def encode_batch(self, batch: dict[str, ArrayLike]) -> dict[str, NDArray[np.float64]]:
         """Each column as a 1-D float64 array: the values of ``float`` applied item by item.
 
         Raises

@@ -19,6 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from numpy.typing import ArrayLike
+
 from sts_extras._validation import check_real_columns
 from sts_extras.errors import UserInputError
 
@@ -83,7 +85,7 @@ def metric_path(name: str) -> str:
     return str(folder)
 
 
-def load_metric(name: str, **kwargs: Any) -> evaluate.EvaluationModule:
+def load_metric(name: str, **kwargs: Any) -> evaluate.EvaluationModule:  # evaluate.load's options
     """``evaluate.load`` one of the four modules from the installed package (offline).
 
     Parameters
@@ -123,12 +125,12 @@ class RealScoreColumns:
     Put it before ``evaluate.Metric`` / ``evaluate.Comparison`` in the bases.
     """
 
-    def add_batch(self, **columns: Any) -> Any:
+    def add_batch(self, **columns: ArrayLike | None) -> None:
         """Add a batch of scores; booleans, complex numbers and strings are refused."""
         check_real_columns(**columns)
         return super().add_batch(**columns)  # type: ignore[misc]
 
-    def add(self, **columns: Any) -> Any:
+    def add(self, **columns: ArrayLike | None) -> None:
         """Add the scores of one item; booleans, complex numbers and strings are refused."""
         check_real_columns(**columns)
         return super().add(**columns)  # type: ignore[misc]

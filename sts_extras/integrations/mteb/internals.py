@@ -31,13 +31,27 @@ import importlib.util
 import logging
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from importlib import metadata
+from importlib.machinery import ModuleSpec
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import ConfigDict, Field
+
+if TYPE_CHECKING:  # pragma: no cover -- MTEB is imported inside the functions, never here
+    from mteb import ResultCache
+    from mteb.models import EncoderProtocol, ModelMeta
+    from mteb.models.cache_wrappers import CachedEmbeddingWrapper
+    from mteb.results import ModelResult, TaskResult
+
+    # MTEB's encoder inputs, re-exported for the type hints of our encoders (models/base.py)
+    from mteb.types import BatchedInput as BatchedInput
+    from mteb.types import PromptType as PromptType
+    from sentence_transformers import SentenceTransformer
 
 from sts_extras.errors import CacheError
 from sts_extras.integrity import discard, verify_manifest, write_manifest
@@ -166,7 +180,7 @@ def is_supported_mteb_version(version: str | None = None) -> bool:
 # --------------------------------------------------------------------------------------------
 # task registry
 # --------------------------------------------------------------------------------------------
-def _get_tasks_module() -> Any:
+def _get_tasks_module() -> Any:  # a module: Any, as its private names are read and set by name
     # `mteb.get_tasks` is also a function, which shadows the module as an attribute of `mteb`.
     return importlib.import_module("mteb.get_tasks")
 
@@ -198,7 +212,7 @@ def registered_model_names() -> list[str]:
     return list(MODEL_REGISTRY)
 
 
-def registered_model_meta(name: str) -> Any | None:
+def registered_model_meta(name: str) -> ModelMeta | None:
     """MTEB's ``ModelMeta`` of a model it knows by ``name`` (a Hub id), or None."""
     from mteb.models.model_implementations import MODEL_REGISTRY
 
@@ -221,7 +235,7 @@ def find_registered_model(name: str) -> str | None:
     return found
 
 
-def load_from_registry(name: str, **loader_kwargs: Any) -> Any:
+def load_from_registry(name: str, **loader_kwargs: Any) -> EncoderProtocol:
     """``mteb.get_model(name, revision=<MTEB's pinned revision>, **loader_kwargs)``.
 
     The model is built by the loader MTEB's registry names, with the registry's loader arguments
@@ -233,7 +247,8 @@ def load_from_registry(name: str, **loader_kwargs: Any) -> Any:
     meta = registered_model_meta(name)
     if meta is None:
         raise KeyError(f"{name!r} is not in MTEB's model registry")
-    return mteb.get_model(name, revision=meta.revision, **loader_kwargs)
+    # the registry holds encoders only here (STS tasks): not MTEB's cross-encoders or searchers
+    return cast("EncoderProtocol", mteb.get_model(name, revision=meta.revision, **loader_kwargs))
 
 
 #: Rows MTEB's embedding cache starts with (it doubles them when full): small, as every file is
@@ -242,7 +257,9 @@ def load_from_registry(name: str, **loader_kwargs: Any) -> Any:
 _EMBEDDING_ROWS = 1024
 
 
-def cached_encoder(model: Any, folder: Path, *, identity: str | None = None) -> Any:
+def cached_encoder(
+    model: EncoderProtocol, folder: Path, *, identity: str | None = None
+) -> CachedEmbeddingWrapper:
     """Wrap an MTEB encoder so that its embeddings are cached on disk under ``folder``.
 
     ``folder`` must name everything the embeddings depend on (model, revision, loader settings):
@@ -281,8 +298,13 @@ def cached_encoder(model: Any, folder: Path, *, identity: str | None = None) -> 
 
 
 def cached_sentence_transformer(
-    model: Any, *, name: str, revision: str, cache_root: Path, identity: str | None = None
-) -> Any:
+    model: SentenceTransformer,
+    *,
+    name: str,
+    revision: str,
+    cache_root: Path,
+    identity: str | None = None,
+) -> CachedEmbeddingWrapper:
     """Wrap a ``SentenceTransformer`` as an MTEB encoder whose embeddings are cached on disk.
 
     Parameters
@@ -333,7 +355,9 @@ def _verified_numpy_cache() -> type:
             The model's name and revision; the folder's path below ``root`` is added.
         """
 
-        def __init__(self, directory: str | Path, *, root: Path, key: dict[str, Any]) -> None:
+        def __init__(
+            self, directory: str | Path, *, root: Path, key: dict[str, str | None]
+        ) -> None:
             directory = Path(directory)
             self.manifest_key = {**key, "entry": directory.relative_to(root).as_posix()}
             _discard_unverified(directory, self.manifest_key)
@@ -346,7 +370,7 @@ def _verified_numpy_cache() -> type:
     return VerifiedNumpyCache
 
 
-def _discard_unverified(directory: Path, key: dict[str, Any]) -> None:
+def _discard_unverified(directory: Path, key: dict[str, str | None]) -> None:
     """Remove an embedding cache folder that fails its check, before MTEB reads it."""
     if not directory.is_dir() or not any(path.is_file() for path in directory.rglob("*")):
         return  # nothing cached yet
@@ -388,7 +412,7 @@ def prediction_file(folder: Path, task_name: str) -> Path:
     return folder / f"{task_name}{PREDICTION_FILE_SUFFIX}"
 
 
-def read_prediction(path: Path, subset: str, split: str) -> tuple[np.ndarray, str]:
+def read_prediction(path: Path, subset: str, split: str) -> tuple[NDArray[np.float64], str]:
     """The per-pair scores of one subset and split of an STS prediction file, and their key.
 
     MTEB correlates the model's own similarity scores (:data:`SIMILARITY_SCORES_KEY`) with the
@@ -418,31 +442,31 @@ def read_prediction(path: Path, subset: str, split: str) -> tuple[np.ndarray, st
     return np.asarray(values, dtype=np.float64), SIMILARITY_SCORES_KEY if own else COSINE_SCORES_KEY
 
 
-def read_mteb_json(path: Path, what: str) -> Any:
+def read_mteb_json(path: Path, what: str) -> Any:  # any parsed JSON value
     """One of MTEB's JSON files (a prediction file, a task result): UTF-8, no duplicate keys;
     MTEB's ``NaN``/``Infinity`` are read as ``null`` (a schema then refuses them where a number
     is required)."""
     return read_json(path, what, non_finite_as_null=True)
 
 
-def read_prediction_scores(path: Path, subset: str, split: str) -> np.ndarray:
+def read_prediction_scores(path: Path, subset: str, split: str) -> NDArray[np.float64]:
     """The per-pair scores of :func:`read_prediction`, without their key."""
     return read_prediction(path, subset, split)[0]
 
 
-def failed_tasks(model_result: Any) -> dict[str, str]:
+def failed_tasks(model_result: ModelResult) -> dict[str, str]:
     """Task name -> error message, for the tasks ``mteb.evaluate`` caught an exception on."""
     return {item.task_name: str(item.exception) for item in model_result.exceptions or ()}
 
 
-def evaluated_tasks(model_result: Any) -> dict[str, Any]:
+def evaluated_tasks(model_result: ModelResult) -> dict[str, TaskResult]:
     """Task name -> ``TaskResult``, for the tasks ``mteb.evaluate`` has scores of."""
     return {task_result.task_name: task_result for task_result in model_result.task_results}
 
 
-def reported_pearson(task_result: Any, subset: str, split: str) -> float | None:
+def reported_pearson(task_result: TaskResult, subset: str, split: str) -> float | None:
     """The ``pearson`` a ``TaskResult`` holds for one subset and split (None if it has none)."""
-    scores: Mapping[str, list[dict[str, Any]]] = task_result.scores
+    scores: Mapping[str, list[Mapping[str, Any]]] = task_result.scores
     for item in scores.get(split, []):
         if item.get("hf_subset") == subset and "pearson" in item:
             return float(item["pearson"])
@@ -456,7 +480,12 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     """Finds nothing itself: when ``mteb`` is about to be imported, it lets the next finders find
     it and has the module's loader run the pending callbacks once ``mteb/__init__`` has run."""
 
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> ModuleSpec | None:
         if fullname != "mteb":
             return None
         sys.meta_path.remove(self)  # one-shot, and the search below must not find this finder
@@ -466,7 +495,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         loader = spec.loader
         run_module = loader.exec_module
 
-        def exec_module(module: Any) -> None:
+        def exec_module(module: ModuleType) -> None:
             run_module(module)
             _run_pending()
 
@@ -517,7 +546,7 @@ def when_mteb_is_imported(callback: Callable[[], None]) -> None:
         sys.meta_path.insert(0, _AfterImport())
 
 
-def register_model(meta: Any) -> None:
+def register_model(meta: ModelMeta) -> None:
     """Add ``meta`` to MTEB's model registry, so ``mteb.get_model_meta(meta.name)`` returns it and
     ``mteb.get_model(meta.name)`` loads it with ``meta.loader``.
 
@@ -526,7 +555,7 @@ def register_model(meta: Any) -> None:
     """
     from mteb.models.model_implementations import MODEL_REGISTRY
 
-    MODEL_REGISTRY[meta.name] = meta
+    MODEL_REGISTRY[cast(str, meta.name)] = meta  # our metadata always has a name
 
 
 # --------------------------------------------------------------------------------------------
@@ -538,7 +567,7 @@ MODEL_META_FILE = "model_meta.json"
 RUN_SETTINGS_FILE = "run_settings.jsonl"
 
 
-def result_files(results_cache: Any, name: str, revision: str, task_name: str) -> Path:
+def result_files(results_cache: ResultCache, name: str, revision: str, task_name: str) -> Path:
     """Where ``mteb.evaluate(cache=results_cache)`` saved a model's result of one task.
 
     :data:`MODEL_META_FILE` and :data:`RUN_SETTINGS_FILE` are in the same folder.
@@ -550,7 +579,7 @@ def result_files(results_cache: Any, name: str, revision: str, task_name: str) -
     )
 
 
-def run_settings_of(results_folder: Path, task_name: str) -> list[dict[str, Any]]:
+def run_settings_of(results_folder: Path, task_name: str) -> list[dict[str, Any]]:  # JSON lines
     """The entries of :data:`RUN_SETTINGS_FILE` in a model's results folder about one task."""
     from mteb.results.task_result import _read_run_settings_from_file
 
@@ -558,7 +587,7 @@ def run_settings_of(results_folder: Path, task_name: str) -> list[dict[str, Any]
     return [entry for entry in entries if entry.get("task") == task_name]
 
 
-def merge_run_settings(results_folder: Path, entries: list[dict[str, Any]]) -> None:
+def merge_run_settings(results_folder: Path, entries: list[dict[str, Any]]) -> None:  # JSON
     """Merge run-settings entries into a model's :data:`RUN_SETTINGS_FILE`, as MTEB does."""
     from mteb.results.task_result import _write_and_merge_keyed_json
 

@@ -48,7 +48,7 @@ with requires_extra("mteb"):
 __all__ = ["DSCS", "STSS131", "TASKS", "from_csv", "register"]
 
 
-def _english_sts_fields() -> dict[str, Any]:
+def _english_sts_fields() -> dict[str, Any]:  # TaskMetadata keywords, of several types
     """The metadata fields every task of ours shares: an English STS test split scored by
     Pearson, annotated by people."""
     return {
@@ -108,7 +108,7 @@ class _PackagedSTSTask(AbsTaskSTS):
 
     _dataset_name: str
 
-    def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
+    def load_data(self, num_proc: int | None = None, **kwargs: object) -> None:
         """Load the ``test`` split from the package (MTEB's default would query the Hub)."""
         if self.data_loaded:
             return
@@ -193,7 +193,7 @@ class _FileSTSTask(AbsTaskSTS):
 
     _frame: Any
 
-    def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
+    def load_data(self, num_proc: int | None = None, **kwargs: object) -> None:
         """Build the ``test`` split from the rows read when the task was made (no download)."""
         if self.data_loaded:
             return

@@ -55,7 +55,7 @@ class WordVectorsTokenizer(WordTokenizer):
     def get_vocab(self, vocab: Iterable[str] | None = None) -> list[str]:
         return self.vocabulary.words
 
-    def tokenize(self, text: str, **kwargs) -> list[int]:
+    def tokenize(self, text: str, **kwargs: object) -> list[int]:  # kwargs: ignored
         return self.vocabulary.encode([text]).ids[0].tolist()
 
     def save(self, output_path: str) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from sts_extras.integrity import atomic_write_text
 from sts_extras.leaderboard.reports.scoring import ComparisonStats, LeaderboardResult
@@ -51,11 +51,11 @@ CSV_COLUMNS = (
 )
 
 
-def _join(values: tuple[Any, ...]) -> str:
+def _join(values: tuple[object, ...]) -> str:
     return ";".join("" if value is None else repr(value) for value in values)
 
 
-def _csv_value(value: Any) -> Any:
+def _csv_value(value: object) -> object:
     if value is None:
         return ""
     if isinstance(value, float):
@@ -63,7 +63,7 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
-def csv_header(settings: Any) -> tuple[str, ...]:
+def csv_header(settings: Mapping[str, object]) -> tuple[str, ...]:
     """:data:`CSV_COLUMNS` with the test and adjustment actually used in their column names.
 
     The defaults (meng1992, holm) give :data:`CSV_COLUMNS` itself; ``--test williams1959`` names

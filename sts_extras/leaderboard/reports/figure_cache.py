@@ -18,7 +18,6 @@ import shutil
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import atomic_write_text, file_digest
@@ -58,7 +57,7 @@ class FiguresStamp(Record):
     files: tuple[tuple[str, int, str], ...]
 
 
-def _file_stamp(path: Path) -> list[Any]:
+def _file_stamp(path: Path) -> list[str | int]:
     return [path.name, path.stat().st_size, file_digest(path)]
 
 

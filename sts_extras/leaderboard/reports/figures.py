@@ -22,7 +22,7 @@ import math
 import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from sts_extras.leaderboard.reports.scoring import LeaderboardResult, ModelTaskF
 from sts_extras.leaderboard.run.evaluation import slug
 from sts_extras.optional import requires_extra
 from sts_extras.stats.correlation import assign_segments
+
+if TYPE_CHECKING:  # pragma: no cover -- matplotlib is imported when a figure is drawn
+    from matplotlib.figure import Figure
 
 __all__ = [
     "DEFAULT_FIGURE_FORMATS",
@@ -105,7 +108,7 @@ def _style() -> Iterator[None]:
         yield
 
 
-def _figure(width: float, height: float) -> Any:
+def _figure(width: float, height: float) -> Figure:
     """A stand-alone Agg figure: no pyplot, so the caller's backend and open figures are
     untouched (e.g. in a notebook)."""
     with requires_extra("figures"):
@@ -117,7 +120,7 @@ def _figure(width: float, height: float) -> Any:
     return figure
 
 
-def _save(figure: Any, path: Path, formats: Sequence[str] | None) -> Path:
+def _save(figure: Figure, path: Path, formats: Sequence[str] | None) -> Path:
     """Save ``figure`` to ``path`` and beside it in each of ``formats`` (same name, their
     suffix); return ``path``."""
     stem = path.name[: -len(path.suffix)] if path.suffix else path.name

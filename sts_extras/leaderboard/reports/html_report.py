@@ -202,7 +202,7 @@ def _links(folder: Path | None, subfolder: str) -> list[str]:
 
 
 def _model_files(
-    folder: Path | None, model_info: Mapping[str, Mapping[str, Any]], name: str
+    folder: Path | None, model_info: Mapping[str, Mapping[str, object]], name: str
 ) -> str:
     """Links to the MTEB result files of one model (its MTEB name and revision's folder)."""
     info = model_info.get(name, {})
@@ -222,7 +222,7 @@ def to_html(
     *,
     folder: Path | None = None,
     versions: Mapping[str, str] | None = None,
-    model_info: Mapping[str, Mapping[str, Any]] | None = None,
+    model_info: Mapping[str, Mapping[str, object]] | None = None,
     run_id: str | None = None,
 ) -> str:
     """The page of ``result``; ``folder`` is the report set it lives in (figures to embed and
@@ -319,7 +319,7 @@ def _legend(result: LeaderboardResult) -> str:
     return legend.replace("**", "").replace("`", "").replace("\\*", "*")
 
 
-def write_html(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:
+def write_html(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:  # to_html's
     """Write :func:`to_html` to ``path`` (atomically), embedding the figures and linking the
     files of ``path``'s folder; ``kwargs`` go to :func:`to_html`."""
     atomic_write_text(path, to_html(result, folder=path.parent, **kwargs))

@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: Any) -> Any:  # any object, as its JSON value (non-finite floats: None)
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
@@ -41,9 +41,9 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _with_score_key(record: dict[str, Any], key: str | None) -> dict[str, Any]:
+def _with_score_key(record: Mapping[str, object], key: str | None) -> dict[str, object]:
     """``record`` with ``"score_key"`` after ``"mteb_pearson"``."""
-    out = {}
+    out: dict[str, object] = {}
     for name, value in record.items():
         out[name] = value
         if name == "mteb_pearson":
@@ -54,11 +54,11 @@ def _with_score_key(record: dict[str, Any], key: str | None) -> dict[str, Any]:
 def to_json_dict(
     result: LeaderboardResult,
     *,
-    models: Mapping[str, Mapping[str, Any]] | None = None,
-    extra: dict[str, Any] | None = None,
+    models: Mapping[str, Mapping[str, object]] | None = None,
+    extra: Mapping[str, object] | None = None,
     score_keys: ScoreKeys | None = None,
-    run_settings: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    run_settings: Mapping[str, object] | None = None,
+) -> dict[str, Any]:  # a JSON object
     """Everything of the run as plain Python: settings, tasks with gold scores, per-model
     statistics with the per-pair scores (and ``"score_key"``, from ``score_keys``; None when
     unknown or failed), comparisons.
@@ -99,7 +99,7 @@ def to_json_dict(
     )
 
 
-def _settings(result: LeaderboardResult, run_settings: Mapping[str, Any]) -> dict[str, Any]:
+def _settings(result: LeaderboardResult, run_settings: Mapping[str, object]) -> dict[str, object]:
     """The run's settings record, then the result's other settings (the same value where both
     name one)."""
     for name, value in result.settings.items():
@@ -128,7 +128,7 @@ def pairwise_records(comparison: ModelComparisonResult, alpha: float) -> list[di
     ]
 
 
-def _pairwise_record(result: LeaderboardResult, task: str) -> dict[str, Any]:
+def _pairwise_record(result: LeaderboardResult, task: str) -> dict[str, object]:
     comparison = result.pairwise.get(task)
     if comparison is None:
         return {
@@ -151,7 +151,7 @@ def _pairwise_record(result: LeaderboardResult, task: str) -> dict[str, Any]:
     }
 
 
-def _mean_rank_record(result: LeaderboardResult) -> list[dict[str, Any]] | None:
+def _mean_rank_record(result: LeaderboardResult) -> list[dict[str, object]] | None:
     mean = result.mean_rank
     if mean is None:
         return None
@@ -166,7 +166,7 @@ def _mean_rank_record(result: LeaderboardResult) -> list[dict[str, Any]] | None:
     ]
 
 
-def write_json(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:
+def write_json(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:  # to_json_dict's
     """Write :func:`to_json_dict` (``kwargs`` go to it) to ``path`` (atomically)."""
     atomic_write_text(
         path, json.dumps(to_json_dict(result, **kwargs), indent=1, ensure_ascii=False)

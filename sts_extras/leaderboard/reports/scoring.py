@@ -16,9 +16,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from sts_extras._deprecation import renamed_keywords
 from sts_extras._validation import (
@@ -31,6 +32,8 @@ from sts_extras._validation import (
 from sts_extras.errors import UserInputError
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
     from sts_extras.stats.model_comparison import (
         MeanRankResult,
         ModelComparisonResult,
@@ -38,6 +41,9 @@ if TYPE_CHECKING:
     )
     from sts_extras.stats.ranking import WeightedRankCorrelationResult
     from sts_extras.stats.results import ConfidenceInterval
+
+#: A dataclass type, for :func:`_replace` (which returns the type it was given).
+_DataclassT = TypeVar("_DataclassT", bound="DataclassInstance")
 
 __all__ = [
     "ComparisonStats",
@@ -319,8 +325,8 @@ def inseparable_groups(comparison: ModelComparisonResult, *, alpha: float) -> li
 
 
 def _usable_scores(
-    task: TaskScores, model: str, scores: Any, *, n0: float, round_scores: bool
-) -> tuple[np.ndarray, WeightedRankCorrelationResult] | ModelTaskFailure:
+    task: TaskScores, model: str, scores: ArrayLike, *, n0: float, round_scores: bool
+) -> tuple[NDArray[np.float64], WeightedRankCorrelationResult] | ModelTaskFailure:
     """The checked (and rounded) scores of a model with their ρ_w/τ_w, or why it has none."""
     from sts_extras.stats.ranking import weighted_rank_correlation
 
@@ -347,7 +353,7 @@ def _usable_scores(
 def _model_stats(
     task: TaskScores,
     model: str,
-    scores: np.ndarray,
+    scores: NDArray[np.float64],
     weighted: WeightedRankCorrelationResult,
     *,
     pearson: float,
@@ -779,14 +785,14 @@ def _adjust(comparisons: list[ComparisonStats], method: str, alpha: float) -> li
     return result
 
 
-def _as_tuple(values: Any) -> tuple[float, ...]:
+def _as_tuple(values: object) -> tuple[float, ...]:
     try:
         return tuple(np.asarray(values, dtype=float).ravel().tolist())
     except (TypeError, ValueError):
         return ()
 
 
-def _replace(item: Any, **changes: Any) -> Any:
+def _replace(item: _DataclassT, **changes: object) -> _DataclassT:
     import dataclasses
 
     return dataclasses.replace(item, **changes)

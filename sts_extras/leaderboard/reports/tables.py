@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from sts_extras.leaderboard.reports.scoring import (
     ComparisonStats,
@@ -105,22 +105,22 @@ _ADJUST_NAMES = {
 }
 
 
-def test_name(settings: Any) -> str:
+def test_name(settings: Mapping[str, object]) -> str:
     """The authors and statistic of the dependent-correlation test of ``settings``."""
-    test = settings.get("dependent_test", "meng1992")
+    test = cast(str, settings.get("dependent_test", "meng1992"))
     return _TEST_NAMES.get(test, test)
 
 
-def test_letter(settings: Any) -> str:
+def test_letter(settings: Mapping[str, object]) -> str:
     """'t' for the tests with a t statistic, else 'z'."""
     from sts_extras.stats.dependent import T_METHODS
 
     return "t" if settings.get("dependent_test", "meng1992") in T_METHODS else "z"
 
 
-def adjust_name(settings: Any) -> str:
+def adjust_name(settings: Mapping[str, object]) -> str:
     """The name of the p-value adjustment of ``settings`` (e.g. "Holm")."""
-    method = settings.get("multiple_comparisons", "holm")
+    method = cast(str, settings.get("multiple_comparisons", "holm"))
     return _ADJUST_NAMES.get(method, method)
 
 

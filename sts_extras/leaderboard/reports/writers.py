@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import file_digest, write_manifest
@@ -54,10 +53,10 @@ def write_reports(
     result: LeaderboardResult,
     folder: Path,
     *,
-    model_info: Mapping[str, Mapping[str, Any]],
+    model_info: Mapping[str, Mapping[str, object]],
     score_keys: Mapping[str, Mapping[str, str]],
     versions: Mapping[str, str],
-    run_settings: Mapping[str, Any] | None = None,
+    run_settings: Mapping[str, object] | None = None,
     figures: bool = True,
     figure_formats: Sequence[str] = DEFAULT_FIGURE_FORMATS,
     reuse_figures_from: Path | None = None,

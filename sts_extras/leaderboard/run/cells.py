@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -153,7 +153,7 @@ def _shard_order(label: str) -> tuple[int, int]:
     return int(count), int(index)
 
 
-def parse_shard(text: Any, argument: str = "--shard") -> tuple[int, int]:
+def parse_shard(text: object, argument: str = "--shard") -> tuple[int, int]:
     """``"K/N"`` -> (K, N) with 1 <= K <= N; ``UserInputError`` naming ``argument`` otherwise."""
     match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
     if match is None:
@@ -167,7 +167,10 @@ def parse_shard(text: Any, argument: str = "--shard") -> tuple[int, int]:
     return index, count
 
 
-def shard_cells(cells: Sequence[Any], index: int, count: int) -> list[Any]:
+_T = TypeVar("_T")
+
+
+def shard_cells(cells: Sequence[_T], index: int, count: int) -> list[_T]:
     """Shard ``index`` of ``count`` (1-based): the contiguous block ``[(K-1)C/N, KC/N)``."""
     total = len(cells)
     return list(cells[(index - 1) * total // count : index * total // count])
@@ -176,7 +179,7 @@ def shard_cells(cells: Sequence[Any], index: int, count: int) -> list[Any]:
 # --------------------------------------------------------------------------------------------
 # writing
 # --------------------------------------------------------------------------------------------
-def _write_json(folder: Path, name: str, data: Any) -> None:
+def _write_json(folder: Path, name: str, data: object) -> None:
     path = confined_path(folder, name, f"{folder}: a record")
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(data, indent=1, ensure_ascii=False))
@@ -187,7 +190,7 @@ def write_plan(folder: Path, plan: Plan, shards: Sequence[str] = ()) -> None:
     _write_json(folder, PLAN_FILE, plan.to_json(shards))
 
 
-def _gold_digest(units: Iterable[Mapping[str, Any]]) -> str:
+def _gold_digest(units: Iterable[Mapping[str, Any]]) -> str:  # task records read from JSON
     digest = hashlib.blake2b(digest_size=16)
     for unit in units:
         digest.update(

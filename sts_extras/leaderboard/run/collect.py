@@ -37,7 +37,7 @@ import os
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.paths import check_distinct_file_names, check_file_name, confined_path
@@ -75,6 +75,9 @@ from sts_extras.leaderboard.settings import (
     settings_from_keywords,
 )
 from sts_extras.optional import check_installed
+
+if TYPE_CHECKING:  # pragma: no cover -- MTEB is imported on use
+    from mteb.abstasks.sts import AbsTaskSTS
 
 __all__ = ["collect_leaderboard"]
 
@@ -241,7 +244,7 @@ def _check_directories(directories: Sequence[str | os.PathLike]) -> list[Path]:
 # --------------------------------------------------------------------------------------------
 # sts-extras outputs
 # --------------------------------------------------------------------------------------------
-def _refuse(first: Path, other: Path, what: str, mine: Any, theirs: Any, advice: str) -> None:
+def _refuse(first: Path, other: Path, what: str, mine: object, theirs: object, advice: str) -> None:
     if mine != theirs:
         raise UserInputError(
             f"{first} and {other} cannot be collected together ({what}: {_shown(mine)} vs "
@@ -336,7 +339,7 @@ def _short(identity: str | None) -> str:
     return "model#" + hashlib.blake2b(identity.encode("utf-8"), digest_size=6).hexdigest()
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     if isinstance(value, tuple) and all(isinstance(item, str) for item in value):
         return "[" + ", ".join(value) + "]"
     if isinstance(value, str):
@@ -539,7 +542,7 @@ def _entries(names: Iterable[str]) -> list[resolve.ModelEntry]:
     return [resolve.ModelEntry(name, "collected", name, _no_build) for name in names]
 
 
-def _no_build() -> Any:
+def _no_build() -> NoReturn:
     raise RuntimeError("a collected model has no model to build")
 
 
@@ -560,7 +563,7 @@ def _sts_tasks(names: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def _plain_cell(
-    roots: Sequence[Path], display: str, name: str, revision: str, task: Any, path: Path
+    roots: Sequence[Path], display: str, name: str, revision: str, task: AbsTaskSTS, path: Path
 ) -> CellOutcome:
     """One cell of a plain MTEB run: its prediction file, and its task result when found."""
     from sts_extras.integrations.mteb.internals import read_mteb_json

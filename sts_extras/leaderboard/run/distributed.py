@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sts_extras.errors import UserInputError
 from sts_extras.io.model_sources import one_line
@@ -32,6 +32,10 @@ from sts_extras.leaderboard.run.evaluation import (
 )
 from sts_extras.leaderboard.run.resolve import ModelEntry
 from sts_extras.optional import check_installed
+
+if TYPE_CHECKING:  # pragma: no cover -- dask and MTEB are imported on use
+    from dask.distributed import Client
+    from mteb.abstasks.sts import AbsTaskSTS
 
 __all__ = ["CellJob", "connect", "run_dask", "run_serial"]
 
@@ -92,7 +96,7 @@ _WORKER_MODELS = BuiltModels()
 
 
 def _worker_cell(
-    entry: ModelEntry, task: Any, task_key: str, cache_dir: Path | None, run: str
+    entry: ModelEntry, task: AbsTaskSTS, task_key: str, cache_dir: Path | None, run: str
 ) -> CellOutcome:
     """What a Dask worker runs for one cell (a module-level function, so it pickles by name)."""
     return evaluate_cell(
@@ -108,7 +112,7 @@ def _worker_cell(
 @contextlib.contextmanager
 def connect(
     *, scheduler: str | None = None, workers: int | None = None, gpu_per_cell: bool = False
-) -> Iterator[Any]:
+) -> Iterator[Client]:
     """A ``dask.distributed.Client`` of the scheduler at ``scheduler`` or of a new
     ``LocalCluster`` of ``workers`` processes (one thread each); closed at the end.
 
@@ -145,7 +149,7 @@ def connect(
         yield client
 
 
-def _send(client: Any, value: Any, what: str) -> Any:
+def _send(client: Client, value: object, what: str) -> Any:  # a dask Future (typed Any by dask)
     """``value`` scattered to the cluster once; ``UserInputError`` if it cannot be pickled."""
     try:
         return client.scatter(value, hash=False)
@@ -158,7 +162,7 @@ def _send(client: Any, value: Any, what: str) -> Any:
 
 def run_dask(
     jobs: Sequence[CellJob],
-    client: Any,
+    client: Client,
     *,
     cache_dir: Path | None,
     gpu_per_cell: bool = False,

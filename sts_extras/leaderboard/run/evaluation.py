@@ -35,7 +35,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -44,6 +44,10 @@ from sts_extras.io.paths import file_name
 from sts_extras.leaderboard.run.evaluation_store import EvaluationStore, StoredTask, task_key
 from sts_extras.leaderboard.run.evaluation_store import model_key as store_model_key
 from sts_extras.leaderboard.run.resolve import ModelEntry
+
+if TYPE_CHECKING:  # pragma: no cover -- MTEB is imported inside the functions, never here
+    from mteb import ResultCache, TaskResult
+    from mteb.abstasks.sts import AbsTaskSTS
 
 __all__ = [
     "ENCODE_KWARGS",
@@ -76,7 +80,7 @@ class Unit:
     score_range: tuple[float, float]
 
 
-def task_units(task: Any) -> list[Unit]:
+def task_units(task: AbsTaskSTS) -> list[Unit]:
     """The (subset, split) units of a loaded task, with their gold scores in MTEB's order."""
     units = []
     pairs = _subsets_and_splits(task)
@@ -98,17 +102,18 @@ def task_units(task: Any) -> list[Unit]:
     return units
 
 
-def _subsets_and_splits(task: Any) -> list[tuple[str, str]]:
+def _subsets_and_splits(task: AbsTaskSTS) -> list[tuple[str, str]]:
     return [(subset, split) for subset in task.hf_subsets for split in task.eval_splits]
 
 
-def _split_data(task: Any, subset: str, split: str) -> Any:
-    if subset == "default" and subset not in task.dataset:  # as AbsTask.evaluate does
-        return task.dataset[split]
-    return task.dataset[subset][split]
+def _split_data(task: AbsTaskSTS, subset: str, split: str) -> Any:  # a datasets.Dataset
+    dataset = cast("dict[str, Any]", task.dataset)  # loaded: a DatasetDict per subset, or one
+    if subset == "default" and subset not in dataset:  # as AbsTask.evaluate does
+        return dataset[split]
+    return dataset[subset][split]
 
 
-def loaded_task_key(task: Any) -> str:
+def loaded_task_key(task: AbsTaskSTS) -> str:
     """The store key of a loaded task: its name and every column of every evaluated split."""
     return task_key(
         task.metadata.name,
@@ -198,7 +203,7 @@ ENCODE_KWARGS: dict[str, Any] = {"batch_size": 32, "show_progress_bar": False}
 
 def evaluate_cell(
     entry: ModelEntry,
-    task: Any,
+    task: AbsTaskSTS,
     *,
     task_key: str,
     cache_dir: Path | None,
@@ -292,7 +297,7 @@ def _outcome(
     reported: dict[tuple[str, str], float | None],
     scratch: Path,
     folder: Path,
-    results_cache: Any,
+    results_cache: ResultCache,
 ) -> CellOutcome:
     """The files MTEB wrote for one cell, read from the scratch folder."""
     from sts_extras.integrations.mteb.internals import (
@@ -321,7 +326,7 @@ def _outcome(
     )
 
 
-def _pearsons(task_result: Any, task: Any) -> dict[tuple[str, str], float | None]:
+def _pearsons(task_result: TaskResult, task: AbsTaskSTS) -> dict[tuple[str, str], float | None]:
     """(subset, split) -> the ``pearson`` MTEB reported, for each evaluated split of ``task``."""
     from sts_extras.integrations.mteb.internals import reported_pearson
 
@@ -337,7 +342,7 @@ def _store(
     task_key: str,
     reported: dict[tuple[str, str], float | None],
     folder: Path,
-    results_cache: Any,
+    results_cache: ResultCache,
     info: dict[str, Any],
 ) -> None:
     """Keep the files MTEB wrote for one cell."""
@@ -363,7 +368,11 @@ def _store(
 
 
 def _restore(
-    stored: StoredTask, task_name: str, folder: Path, results_cache: Any, info: dict[str, Any]
+    stored: StoredTask,
+    task_name: str,
+    folder: Path,
+    results_cache: ResultCache,
+    info: dict[str, Any],
 ) -> dict[tuple[str, str], float | None] | None:
     """Copy a stored evaluation back where MTEB writes it; MTEB's pearsons of its units.
 

@@ -57,7 +57,7 @@ __all__ = [
 _RECORD = "stored.json"
 
 
-def _digest(value: Any) -> str:
+def _digest(value: object) -> str:
     return hashlib.blake2b(repr(value).encode(), digest_size=10).hexdigest()
 
 

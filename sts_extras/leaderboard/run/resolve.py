@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sts_extras._validation import check_positive_int
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
@@ -50,6 +50,9 @@ from sts_extras.io.model_sources import (
     source_identity,
 )
 from sts_extras.limits import MAX_RESAMPLES
+
+if TYPE_CHECKING:  # pragma: no cover -- the models (and MTEB) are imported on use
+    from sts_extras.integrations.mteb.models.base import StaticVectorModel
 
 __all__ = [
     "DISTILLED",
@@ -412,7 +415,8 @@ def _own_registry_entry(spec: str, registered: str) -> ModelEntry:
     from sts_extras.integrations.mteb.internals import load_from_registry
 
     try:
-        model = load_from_registry(registered)
+        # an sts-extras name: MTEB's registry builds one of our static-vector models
+        model = cast("StaticVectorModel", load_from_registry(registered))
     except (OSError, ValueError, ImportError) as error:
         raise UserInputError(f"--model {spec!r} could not be loaded: {one_line(error)}") from None
     model_settings = model.identity  # the vectors' content, method and SIF weights

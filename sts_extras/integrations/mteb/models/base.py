@@ -20,8 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence, Sized
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,6 +31,15 @@ from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.integrations.mteb.models.metadata import model_meta
 from sts_extras.similarity.fuzzy import DEFAULT_CHUNK_BYTES
 from sts_extras.vectors import SIFWeights, TokenizedSentences, WordVectors
+
+if TYPE_CHECKING:  # pragma: no cover -- MTEB (and torch) are never imported by this module
+    from mteb.abstasks.task_metadata import TaskMetadata
+    from mteb.models import ModelMeta
+    from torch.utils.data import DataLoader
+
+    from sts_extras.integrations.mteb.internals import BatchedInput, PromptType
+    from sts_extras.integrations.mteb.models.metadata import Loader
+
 
 __all__ = [
     "GENERIC_SCORE_PREFIXES",
@@ -76,7 +85,7 @@ def as_embedding_matrix(
     return array
 
 
-def _texts_of(batch: Any) -> list[str]:
+def _texts_of(batch: Mapping[str, Iterable[str]] | str | Iterable[str]) -> list[str]:
     if isinstance(batch, dict):
         if "text" not in batch:
             raise UserInputError(
@@ -142,7 +151,7 @@ class StaticVectorModel:
         self.show_progress_bar = show_progress_bar
         self.max_chunk_bytes = check_positive_int(max_chunk_bytes, "max_chunk_bytes")
         self._sif_cache: dict[int, float] = {}
-        self._meta: Any = None
+        self._meta: ModelMeta | None = None
         self._warned_main_scores: set[str] = set()
 
     # ------------------------------------------------------------------ naming
@@ -233,14 +242,16 @@ class StaticVectorModel:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ MTEB EncoderProtocol
-    def _collect_texts(self, inputs: Any, show_progress_bar: bool | None) -> TokenizedSentences:
+    def _collect_texts(
+        self, inputs: DataLoader[BatchedInput] | Sequence[str], show_progress_bar: bool | None
+    ) -> TokenizedSentences:
         if isinstance(inputs, str):
             raise UserInputTypeError(
                 "`inputs` must be MTEB's DataLoader or a list of sentences, got a single string."
             )
         batches: Iterable[Any]
         if hasattr(inputs, "dataset") and hasattr(inputs, "__iter__"):
-            batches, total = inputs, len(inputs.dataset)
+            batches, total = inputs, len(cast("Sized", inputs.dataset))
         else:
             texts = as_sentence_list(inputs, "inputs")
             batches, total = [texts[i : i + 4096] for i in range(0, len(texts), 4096)], len(texts)
@@ -272,14 +283,14 @@ class StaticVectorModel:
 
     def encode(
         self,
-        inputs: Any,
+        inputs: DataLoader[BatchedInput] | Sequence[str],
         *,
-        task_metadata: Any = None,
+        task_metadata: TaskMetadata | None = None,
         hf_split: str | None = None,
         hf_subset: str | None = None,
-        prompt_type: Any = None,
+        prompt_type: PromptType | None = None,
         show_progress_bar: bool | None = None,
-        **kwargs: Any,
+        **kwargs: object,  # MTEB's other encode arguments (batch_size, ...), ignored
     ) -> NDArray[np.float64]:
         """Encode MTEB's DataLoader of ``{"text": [...]}`` batches (or a list of sentences).
 
@@ -321,7 +332,7 @@ class StaticVectorModel:
         """Similarity of row ``i`` of ``embeddings1`` with row ``i`` of ``embeddings2``."""
         raise NotImplementedError
 
-    def _warn_if_main_score_is_not_own(self, task_metadata: Any) -> None:
+    def _warn_if_main_score_is_not_own(self, task_metadata: TaskMetadata | None) -> None:
         key = getattr(task_metadata, "main_score", None)
         if (
             not isinstance(key, str)
@@ -347,7 +358,7 @@ class StaticVectorModel:
         return f"{family} between this model's embeddings"
 
     @property
-    def mteb_model_meta(self) -> Any:
+    def mteb_model_meta(self) -> ModelMeta:
         """An ``mteb.models.ModelMeta`` whose name is unique per method and vectors.
 
         It cites the method's paper, and names the model the vectors were adapted from with its
@@ -359,7 +370,7 @@ class StaticVectorModel:
         return self._meta
 
     @mteb_model_meta.setter
-    def mteb_model_meta(self, meta: Any) -> None:
+    def mteb_model_meta(self, meta: ModelMeta) -> None:
         # MTEB's get_model assigns the registered metadata after loading; the fields that describe
         # the vectors actually loaded (size, revision, provenance) come from this model.
         if getattr(meta, "loader", None) is not None and str(meta.name).startswith("sts-extras/"):
@@ -389,7 +400,7 @@ class StaticVectorModel:
             sort_keys=True,
         )
 
-    def _describe(self, *, name: str | None = None, loader: Any = None) -> Any:
+    def _describe(self, *, name: str | None = None, loader: Loader | None = None) -> ModelMeta:
         wv = self.vectors
         # the revision names the vectors and settings by content (a label: 12 hex digits)
         label = self.identity or json.dumps(

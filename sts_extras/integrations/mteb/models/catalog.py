@@ -31,8 +31,10 @@ from typing import Any
 
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.integrations.mteb.internals import when_mteb_is_imported
+from sts_extras.integrations.mteb.models.base import StaticVectorModel
 from sts_extras.integrations.mteb.models.dynamax import DynaMax
 from sts_extras.integrations.mteb.models.metadata import (
+    VectorProvenance,
     catalog_meta,
     distilled_provenance,
     packaged_provenance,
@@ -49,7 +51,7 @@ __all__ = [
 ]
 
 #: Registered name -> (model class, its keyword arguments).
-REGISTERED_MODELS: dict[str, tuple[type, dict[str, Any]]] = {
+REGISTERED_MODELS: dict[str, tuple[type[StaticVectorModel], dict[str, Any]]] = {
     "sts-extras/DynaMax-Jaccard": (DynaMax, {"measure": "jaccard"}),
     "sts-extras/DynaMax-Otsuka": (DynaMax, {"measure": "otsuka"}),
     "sts-extras/DynaMax-Dice": (DynaMax, {"measure": "dice"}),
@@ -69,7 +71,7 @@ DEFAULT_VECTORS_DIM = 256
 _DISTILLED = "distilled"
 
 
-def _vectors(spec: Any) -> WordVectors:
+def _vectors(spec: object) -> WordVectors:
     """The vectors a loader keyword names: None (default), ``"distilled[:MODEL]"`` or a source."""
     if spec is None:
         return WordVectors.from_sentence_transformer()
@@ -91,8 +93,8 @@ def load_registered_model(
     vectors: str | None = None,
     sif: bool = False,
     device: str | None = None,
-    **options: Any,
-) -> Any:
+    **options: Any,  # forwarded to the model class
+) -> StaticVectorModel:
     """MTEB's loader of the registered names (``ModelMeta.loader``).
 
     Parameters
@@ -139,7 +141,7 @@ def register() -> None:
     from sts_extras.io.model_sources import DEFAULT_MODEL
 
     distilled = distilled_provenance(DEFAULT_MODEL)
-    over: dict[str, tuple[str, Any, int]] = {
+    over: dict[str, tuple[str, VectorProvenance, int]] = {
         name: (name, distilled, DEFAULT_VECTORS_DIM) for name in REGISTERED_MODELS
     }
     for name, (base, source) in PACKAGED_VECTOR_MODELS.items():

@@ -25,12 +25,20 @@ Provenance is read from :attr:`WordVectors.source <sts_extras.vectors.WordVector
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sts_extras.optional import requires_extra
 from sts_extras.vectors import VectorSetInfo, WordVectors
+
+if TYPE_CHECKING:  # pragma: no cover -- MTEB is imported when a ModelMeta is made
+    from mteb.models import ModelMeta
+
+#: MTEB's ``ModelMeta.loader``: builds the model from its name (returns an MTEB model; Any, as
+#: our loaders return our own encoders, which MTEB's protocols describe only structurally).
+Loader = Callable[..., Any]
 
 __all__ = [
     "AVERAGE_CITATION",
@@ -206,9 +214,9 @@ def model_meta(
     sif: bool,
     similarity_fn: str,
     revision: str,
-    loader: Any = None,
+    loader: Loader | None = None,
     name: str | None = None,
-) -> Any:
+) -> ModelMeta:
     """The ``mteb.models.ModelMeta`` of a static-vector model.
 
     Parameters
@@ -251,10 +259,10 @@ def catalog_meta(
     *,
     method: str,
     similarity_fn: str,
-    loader: Any,
+    loader: Loader | None,
     embed_dim: int,
     provenance: VectorProvenance,
-) -> Any:
+) -> ModelMeta:
     """The ``ModelMeta`` MTEB's registry holds for a registered name, before anything is loaded.
 
     Size fields the vectors alone determine (parameters, memory) are None here; the model
@@ -280,13 +288,13 @@ def _static_model_meta(
     sif: bool,
     similarity_fn: str,
     provenance: VectorProvenance,
-    loader: Any,
+    loader: Loader | None,
     name: str,
     revision: str | None,
     n_parameters: int | None,
     memory_usage_mb: float | None,
     embed_dim: int,
-) -> Any:
+) -> ModelMeta:
     """The ``ModelMeta`` of a static-vector model from what sets it apart; the rest is common."""
     with requires_extra("mteb"):
         from mteb.models import ModelMeta

@@ -8,7 +8,7 @@ pooled vector itself, so MTEB's pairwise and all-pairs similarities are one fuzz
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,6 +26,9 @@ from sts_extras.similarity.fuzzy import (
     pool_word_vectors,
 )
 from sts_extras.vectors import SIFWeights, TokenizedSentences, WordVectors
+
+if TYPE_CHECKING:  # pragma: no cover -- sentence-transformers is imported on use
+    from sentence_transformers import SentenceTransformer
 
 __all__ = ["MaxPool", "MeanPooled", "PooledVectorModel"]
 
@@ -166,7 +169,7 @@ class MeanPooled(PooledVectorModel):
             ids1, ids2, vectors=table, weights=weights, max_chunk_bytes=self.max_chunk_bytes
         )
 
-    def to_sentence_transformer(self, *, device: str = "cpu") -> Any:
+    def to_sentence_transformer(self, *, device: str = "cpu") -> SentenceTransformer:
         """The same model as a plain ``SentenceTransformer`` (one ``StaticEmbedding`` module).
 
         The tokenizer is a Hugging Face ``tokenizers`` pipeline reproducing this model's

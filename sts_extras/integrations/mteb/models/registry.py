@@ -13,6 +13,7 @@ from collections import OrderedDict
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sts_extras.errors import UserInputError
 
@@ -40,12 +41,12 @@ class SentenceRegistry:
         self._entries: OrderedDict[bytes, Any] = OrderedDict()
 
     @staticmethod
-    def _key(row: np.ndarray) -> bytes:
+    def _key(row: NDArray[np.number]) -> bytes:
         return hashlib.blake2b(
             np.ascontiguousarray(row, dtype=np.float32).tobytes(), digest_size=16
         ).digest()
 
-    def register(self, rows: np.ndarray, ids: list[np.ndarray]) -> None:
+    def register(self, rows: NDArray[np.number], ids: list[NDArray[np.int64]]) -> None:
         """Remember that ``rows[i]`` stands for the tokens ``ids[i]``."""
         entries = self._entries
         for row, token_ids in zip(rows, ids):
@@ -59,12 +60,14 @@ class SentenceRegistry:
         while len(entries) > self.capacity:
             entries.popitem(last=False)
 
-    def lookup(self, rows: np.ndarray, name: str) -> list[np.ndarray]:
+    def lookup(self, rows: NDArray[np.number], name: str) -> list[NDArray[np.int64]]:
         """The (sorted) token ids of each row; ``name`` is the argument named in errors."""
         distinct, index = self.lookup_distinct(rows, name)
         return list(map(distinct.__getitem__, index.tolist()))
 
-    def lookup_distinct(self, rows: np.ndarray, name: str) -> tuple[list[np.ndarray], np.ndarray]:
+    def lookup_distinct(
+        self, rows: NDArray[np.number], name: str
+    ) -> tuple[list[NDArray[np.int64]], NDArray[np.int64]]:
         """The token ids of each distinct row, and for each row its distinct row.
 
         Rows are grouped by their float32 bytes (the registry's key) with numpy, so a sentence
@@ -73,7 +76,7 @@ class SentenceRegistry:
         """
         keyed = np.ascontiguousarray(rows, dtype=np.float32)
         firsts, index = _equal_rows(keyed)
-        out: list[np.ndarray] = []
+        out: list[NDArray[np.int64]] = []
         failures: list[tuple[int, bool]] = []
         for first in firsts.tolist():
             known = self._entries.get(self._key(keyed[first]))
@@ -97,7 +100,7 @@ class SentenceRegistry:
         return out, index
 
 
-def _equal_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _equal_rows(rows: NDArray[np.float32]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Group the float32 rows with equal bytes: the first row of each group, and each row's group.
 
     Rows are grouped by one product with a fixed random vector, then compared with their
