@@ -40,7 +40,7 @@ def vectors_file(tmp_path_factory):
                 tokens = re.findall(r"\w+|[^\w\s]", text)
                 words.update(tokens)
                 words.update(token.lower() for token in tokens)
-    words = sorted(words)
+    words = sorted(words)  # type: ignore[assignment]  # the set becomes its sorted list
     rng = np.random.default_rng(0)
     kv = KeyedVectors(vector_size=16)
     kv.add_vectors(words, rng.normal(size=(len(words), 16)).astype(np.float32))
@@ -71,7 +71,11 @@ def _save_tiny_bert(path, words):
     weights, seed 0); ``words`` starts with [PAD], [UNK], [CLS], [SEP], [MASK]."""
     import torch
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import BertConfig, BertModel, BertTokenizerFast
+    from transformers import (  # type: ignore[attr-defined]  # a lazy export mypy cannot see
+        BertConfig,
+        BertModel,
+        BertTokenizerFast,
+    )
 
     backend = Tokenizer(
         models.WordPiece({word: i for i, word in enumerate(words)}, unk_token="[UNK]")

@@ -138,6 +138,7 @@ def test_a_missing_value_is_always_derived_to_a_working_plan(n_items, alpha, n_b
     plan = plan_adaptive(n_items, alpha=alpha, n_ballots=n_ballots, m=4)
     assert plan.items_per_ballot[-1] >= MIN_LAST_BALLOT
     assert (plan.alpha, plan.n_ballots, plan.derived) == (derived_alpha, derived_ballots, derived)
+    assert plan.alpha is not None  # an adaptive plan always has one
     if n_ballots is None:
         assert plan.n_ballots <= 7
         if plan.n_ballots < 7 and "alpha" not in derived:  # the largest that fits

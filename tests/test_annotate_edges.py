@@ -59,7 +59,7 @@ def test_whitespace_around_item_names_is_stripped_everywhere(tmp_path, capsys):
     assert table["votes"].tolist() == [1, 3, 2]
     path = _write(tmp_path / "ws.csv", "item_a,item_b,winner\n a ,b, a \na,b,a\n")
     assert main(["annotate", "score", str(path), "--no-selection", "--format", "csv"]) == 0
-    ranked = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    ranked = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))  # type: ignore[attr-defined]  # io.StringIO
     assert ranked["item"].tolist() == ["a", "b"]
     with pytest.raises(UserInputError, match="distinct"):
         draw_pairs(["a", " a"], 2, seed=0)

@@ -49,6 +49,7 @@ def test_paper_design_counts_eq2_to_eq4():
     assert_allclose(plan.n_comparisons_approx, (1 - 0.5**7) / (2 * 0.5) * 20 * 990, rtol=1e-15)
     assert plan.m_top == 140  # Eq. 4: n_b M
     assert_allclose(plan.m_unif, 2 * 19660 / 990, rtol=1e-15)
+    assert plan.m_top_approx is not None  # adaptive
     assert_allclose(plan.m_top_approx, 0.5 * 7 * 2 * 19660 / 990, rtol=1e-15)
     assert plan.advice == ()
 
@@ -112,7 +113,7 @@ def test_parameter_errors_name_the_rule():
     with pytest.raises(ValueError, match="exactly one of `m`"):
         plan_adaptive(990, m=20, n_comparisons=19660)
     with pytest.raises(TypeError, match="`m` must be an integer"):
-        plan_adaptive(990, m=2.5)
+        plan_adaptive(990, m=2.5)  # type: ignore[arg-type]  # deliberately wrong type
 
 
 @pytest.mark.parametrize("n_items", [2, 3, 16, 31, 990])
@@ -276,7 +277,7 @@ def test_other_table_errors():
     with pytest.raises(ValueError, match=r"without gaps; ballot\(s\) \[2\]"):
         score_votes(bad)
     with pytest.raises(TypeError, match="DataFrame"):
-        score_votes([("A", "B", "A")])
+        score_votes([("A", "B", "A")])  # type: ignore[arg-type]  # deliberately wrong type
     with pytest.warns(UserWarning, match="1 of the 5 `items` have no votes"):
         result = score_votes(votes, items=["A", "B", "C", "D", "E"])
     assert result.unvoted_items == ("E",)

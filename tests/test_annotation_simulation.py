@@ -11,6 +11,7 @@ not targets. Tolerance: two of the paper's standard deviations (over 50 runs) on
 from __future__ import annotations
 
 import doctest
+from typing import Any
 
 import numpy as np
 import pytest
@@ -86,7 +87,7 @@ def test_the_papers_qualitative_claims_hold_under_the_text_model():
 
 
 def test_same_seed_same_numbers():
-    kwargs = dict(n_reps=3, n_items=120, m=10, n_ballots=4, seed=11)
+    kwargs: dict[str, Any] = dict(n_reps=3, n_items=120, m=10, n_ballots=4, seed=11)
     first = simulate_campaigns("exponential", **kwargs)
     assert first.values == simulate_campaigns("exponential", **kwargs).values
     assert first.values != simulate_campaigns("exponential", **{**kwargs, "seed": 12}).values
@@ -129,10 +130,13 @@ def test_trace_holds_each_ballot():
 
 
 def test_plot_like_figure_4(tmp_path):
+    from matplotlib.figure import Figure
+
     from sts_extras.cli.annotate_plot import plot_ballot_scores
 
     trace = trace_adaptive_campaign(n_items=100, m=10, n_ballots=3, seed=0)
     figure = plot_ballot_scores(trace, n_ballots_shown=2)
+    assert isinstance(figure, Figure)  # no `ax` given: a new figure, not a SubFigure
     assert len(figure.axes[0].collections) == 3  # x^(1), x^(2), ybar
     figure.savefig(tmp_path / "fig4.png")
     assert (tmp_path / "fig4.png").stat().st_size > 0

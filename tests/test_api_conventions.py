@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import pickle
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -224,13 +225,16 @@ def test_old_keywords_r_jk_r_jh_r_kh(r1, r2, r12, n):
         new = dependent_correlation_test(r1=r1, r2=r2, r12=r12, n=n)
     except ValueError:  # not a correlation matrix, or the test undefined
         return
-    old = _old("'r1'", lambda: dependent_correlation_test(r_jk=r1, r_jh=r2, r_kh=r12, n=n))
+    old = _old(
+        "'r1'",
+        lambda: dependent_correlation_test(r_jk=r1, r_jh=r2, r_kh=r12, n=n),  # type: ignore[call-arg]  # the deprecated names
+    )
     assert old == new
 
 
 def test_old_and_new_keyword_together_is_a_type_error():
     with pytest.raises(TypeError, match="both 'r_jk'"):
-        dependent_correlation_test(0.3, r2=0.4, r12=0.5, n=50, r_jk=0.3, r1=0.3)
+        dependent_correlation_test(0.3, r2=0.4, r12=0.5, n=50, r_jk=0.3, r1=0.3)  # type: ignore[call-arg, misc]  # both names
 
 
 scores = st.lists(st.integers(0, 6), min_size=8, max_size=30)
@@ -246,7 +250,7 @@ def test_old_keyword_statistic_of_the_bootstrap(seed):
         )
         old = _old(
             "'correlation'",
-            lambda c=correlation: bootstrap_correlation_difference(
+            lambda c=correlation: bootstrap_correlation_difference(  # type: ignore[call-arg]  # old name
                 a, b, gold, statistic=c, n_resamples=1000, seed=seed
             ),
         )
@@ -262,11 +266,11 @@ def test_old_order_and_keyword_of_compare_models(seed):
     new = compare_models(models, gold, correlation="spearman", n_resamples=1000, seed=seed)
     old = _old(
         "compare_models(predictions, references)",
-        lambda: compare_models(gold, models, correlation="spearman", n_resamples=1000, seed=seed),
+        lambda: compare_models(gold, models, correlation="spearman", n_resamples=1000, seed=seed),  # type: ignore[arg-type]  # the deprecated order
     )
     also_old = _old(
         "'correlation'",
-        lambda: compare_models(models, gold, statistic="spearman", n_resamples=1000, seed=seed),
+        lambda: compare_models(models, gold, statistic="spearman", n_resamples=1000, seed=seed),  # type: ignore[call-arg]  # the deprecated name
     )
     for result in (old, also_old):
         assert result.pairs == new.pairs and result.models == new.models
@@ -293,7 +297,10 @@ def test_old_order_and_keyword_of_spearman_jackknife(gold, data):
         "spearman_jackknife(predictions, references)", lambda: spearman_jackknife(gold, systems)
     )
     assert_array_equal(old, new)
-    keyword = _old("'references'", lambda: spearman_jackknife(systems, reference=gold))
+    keyword = _old(
+        "'references'",
+        lambda: spearman_jackknife(systems, reference=gold),  # type: ignore[call-arg]  # the deprecated name
+    )
     assert_array_equal(keyword, new)
     # One system as a 1-D array: rho is symmetric, so both orders give the same numbers.
     with warnings.catch_warnings():
@@ -366,13 +373,13 @@ def test_old_keyword_test_of_score_leaderboard():
 
     gold, a, b = _data(30, n=30)
     task = TaskScores("t", gold, (0.0, 5.0), {"a": a, "b": b})
-    options = dict(baseline="a", n_resamples=1000, seed=0)
+    options: dict[str, Any] = dict(baseline="a", n_resamples=1000, seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         new = score_leaderboard([task], ["a", "b"], method="steiger1980", **options)
         old = _old(
             "'method'",
-            lambda: score_leaderboard([task], ["a", "b"], test="steiger1980", **options),
+            lambda: score_leaderboard([task], ["a", "b"], test="steiger1980", **options),  # type: ignore[call-arg]  # the deprecated name
         )
     assert old.comparisons == new.comparisons and old.stats == new.stats
     assert new.settings["dependent_test"] == "steiger1980"

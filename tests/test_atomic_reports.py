@@ -153,7 +153,7 @@ def _rerun_until(vectors: Path, output: Path, point: str, marker: Path, pause: f
             if Path(target) == output / "leaderboard.csv":
                 reached()
 
-        os.replace = replacing
+        os.replace = replacing  # type: ignore[assignment]  # the same call, then a stop
     _run(vectors, output, 7)
 
 
@@ -189,6 +189,7 @@ def test_killed_rerun_leaves_one_complete_set(sets, vectors, tmp_path):
                 assert child.is_alive(), f"the re-run ended before {point!r}"
                 assert time.monotonic() < deadline, f"the re-run never reached {point!r}"
                 time.sleep(0.05)
+            assert child.pid is not None  # started
             os.kill(child.pid, signum)
             child.join(30)
             assert child.exitcode not in (0, None), (point, child.exitcode)

@@ -154,6 +154,7 @@ def test_fast_jackknife_equals_leave_one_out_loop(statistic, ties):
         a, b, gold, correlation=statistic, n_resamples=1000, seed=0
     )
     u = np.mean(naive) - np.asarray(naive)
+    assert res.acceleration is not None  # BCa
     assert_allclose(res.acceleration, np.sum(u**3) / (6 * np.sum(u**2) ** 1.5), rtol=1e-8)
 
 
@@ -325,7 +326,7 @@ def test_bad_input_raises():
     with pytest.raises(ValueError, match="`n_resamples` must be at least 1"):
         call(a, b, gold, n_resamples=0)
     with pytest.raises(TypeError, match="`n_resamples` must be an integer"):
-        call(a, b, gold, n_resamples=1000.5)
+        call(a, b, gold, n_resamples=1000.5)  # type: ignore[arg-type]  # deliberately wrong type
     for level in (0.0, 1.0, 1.5):
         with pytest.raises(ValueError, match="confidence_level"):
             call(a, b, gold, confidence_level=level)

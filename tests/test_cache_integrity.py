@@ -34,7 +34,9 @@ def _flip(path: Path, offset: int = 0) -> None:
 
 def _flip_json(path: Path) -> None:
     """Flip bytes inside the first number of a JSON file's data (no longer valid UTF-8)."""
-    _flip(path, re.search(rb"\d\.\d", path.read_bytes()).start())
+    number = re.search(rb"\d\.\d", path.read_bytes())
+    assert number is not None
+    _flip(path, number.start())
 
 
 def _edit_score(path: Path) -> None:

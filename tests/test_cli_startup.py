@@ -12,6 +12,7 @@ import importlib
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ COMMANDS = [
 ]
 
 
-def _help_in_subprocess(argv: list[str]) -> dict[str, object]:
+def _help_in_subprocess(argv: list[str]) -> dict[str, Any]:
     """Run ``main([*argv, "--help"])`` in a fresh interpreter; its output and what it imported."""
     code = (
         "import contextlib, io, json, sys\n"
@@ -80,7 +81,7 @@ def test_help_imports_nothing_heavy(argv):
     shown = _help_in_subprocess(argv)
     assert shown["code"] == 0
     assert str(shown["help"]).startswith(f"usage: sts-extras {' '.join(argv)}".rstrip())
-    loaded = {name.split(".")[0] for name in shown["modules"]}  # type: ignore[union-attr]
+    loaded = {name.split(".")[0] for name in shown["modules"]}
     assert sorted(loaded & set(HEAVY)) == []
     # nor the modules that do the work (they import the heavy ones)
     work = {
@@ -93,7 +94,7 @@ def test_help_imports_nothing_heavy(argv):
         "sts_extras.integrations.datasets.loading",
         "sts_extras.reproduce",
     }
-    assert sorted(work & set(shown["modules"])) == []  # type: ignore[arg-type]
+    assert sorted(work & set(shown["modules"])) == []
 
 
 def test_building_the_whole_parser_imports_nothing_heavy():

@@ -164,6 +164,7 @@ def test_the_mteb_task_reads_the_repaired_table(tmp_path, monkeypatch):
     task = DSCS()
     with pytest.warns(CacheDiscardedWarning):
         task.load_data()
+    assert task.dataset is not None
     assert task.dataset["test"]["score"] == [row["score"] for row in read_rows("dscs")]
 
 

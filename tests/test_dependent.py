@@ -48,7 +48,9 @@ STSS131_ROWS = [
 
 
 @pytest.mark.parametrize("triple, z, p_greater, p_less, p_two", STSS131_ROWS)
-def test_stss131_worked_example_is_meng_rosenthal_rubin(triple, z, p_greater, p_less, p_two):
+def test_stss131_worked_example_is_meng_rosenthal_rubin(
+    triple: tuple[float, float, float], z, p_greater, p_less, p_two
+):
     greater = dependent_correlation_test(*triple, 64, method="meng1992", alternative="greater")
     less = dependent_correlation_test(*triple, 64, method="meng1992", alternative="less")
     two = dependent_correlation_test(*triple, 64, method="meng1992")
@@ -410,9 +412,9 @@ def test_dependent_test_rejects_bad_input(kwargs, match):
 
 def test_dependent_test_rejects_bad_types():
     with pytest.raises(TypeError, match="`n` must be an integer"):
-        dependent_correlation_test(0.3, 0.4, 0.5, 100.5)
+        dependent_correlation_test(0.3, 0.4, 0.5, 100.5)  # type: ignore[arg-type]  # deliberately wrong type
     with pytest.raises(TypeError, match="`r1`"):
-        dependent_correlation_test("0.3", 0.4, 0.5, 100)
+        dependent_correlation_test("0.3", 0.4, 0.5, 100)  # type: ignore[arg-type]  # deliberately wrong type
 
 
 def test_hotelling_needs_a_nonsingular_matrix():

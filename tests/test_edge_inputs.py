@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -318,6 +320,8 @@ def _metric_numbers(module, name, inputs):
 def test_evaluate_modules_depend_on_an_affine_map_only_through_its_sign(name, metrics):
     module = metrics[name]
     rng = np.random.default_rng(sum(map(ord, name)))
+    keys: tuple[str, ...]
+    inputs: tuple[np.ndarray, ...]
     if name in ("steiger", "bca_bootstrap"):
         keys, inputs = ("predictions1", "predictions2", "references"), (SYSTEM_A, SYSTEM_B, GOLD)
     else:
@@ -339,9 +343,9 @@ def test_evaluate_modules_depend_on_an_affine_map_only_through_its_sign(name, me
 _TABLE = np.random.default_rng(5).normal(size=(6, 4))
 _IDS1 = [np.array([0, 2]), np.array([1, 3, 4]), np.array([5])]
 _IDS2 = [np.array([1, 2]), np.array([0, 5]), np.array([3, 4])]
-SIMILARITIES = {
+SIMILARITIES: dict[str, Callable[[Any], Any]] = {
     **{
-        f"dynamax_similarity-{m}": lambda v, m=m: dynamax_similarity(
+        f"dynamax_similarity-{m}": lambda v, m=m: dynamax_similarity(  # type: ignore[misc]  # lambda default
             _IDS1, _IDS2, vectors=v, measure=m
         )
         for m in ("jaccard", "otsuka", "dice", "cosine")

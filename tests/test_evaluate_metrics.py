@@ -12,7 +12,9 @@ import inspect
 import os
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -64,7 +66,7 @@ def test_load_by_absolute_path():
 
 
 def test_scaled_pearson_equals_core(loaded):
-    options = {"bins": [0, 1.66, 3.33, 5], "closed": "right"}
+    options: dict[str, Any] = {"bins": [0, 1.66, 3.33, 5], "closed": "right"}
     output = loaded["scaled_pearson"].compute(
         predictions=PREDICTIONS.tolist(), references=REFERENCES.tolist(), **options
     )
@@ -81,7 +83,7 @@ def test_scaled_pearson_equals_core(loaded):
         output = loaded["scaled_pearson"].compute(
             predictions=PREDICTIONS, references=REFERENCES, **options
         )
-        core = scaled_pearson(PREDICTIONS, REFERENCES, **options)
+        core = scaled_pearson(PREDICTIONS, REFERENCES, **options)  # type: ignore[arg-type]  # mixed values
         assert output["scaled_pearson"] == core.statistic
 
 
@@ -184,6 +186,7 @@ def _run_doctests(text: str, name: str) -> doctest.TestResults:
 @pytest.mark.parametrize("name", MODULES)
 def test_module_examples_run(loaded, name):
     docstring = type(loaded[name]).__doc__
+    assert docstring is not None
     results = _run_doctests(docstring, name)
     assert results.attempted >= 2 and results.failed == 0
 
@@ -270,12 +273,15 @@ def test_weighted_rank_correlation_module_equals_core_for_every_input_kind(loade
     """Whatever container the scores come in, the module's four values are the library's."""
     import pandas as pd
 
-    convert = {
-        "ndarray": np.asarray,
-        "list": lambda values: values.tolist(),
-        "float32": lambda values: values.astype(np.float32),
-        "series": pd.Series,
-    }[kind]
+    convert = cast(
+        Callable[[Any], Any],
+        {
+            "ndarray": np.asarray,
+            "list": lambda values: values.tolist(),
+            "float32": lambda values: values.astype(np.float32),
+            "series": pd.Series,
+        }[kind],
+    )
     predictions, references = convert(PREDICTIONS), convert(REFERENCES)
     output = loaded["weighted_rank_correlation"].compute(
         predictions=predictions, references=references

@@ -199,7 +199,9 @@ def test_a_tampered_figure_record_makes_the_figures_be_drawn_never_copied(
     drawn: list[str] = []
     real = figures_module.write_figures
     monkeypatch.setattr(
-        figures_module, "write_figures", lambda *a, **k: drawn.append("x") or real(*a, **k)
+        figures_module,
+        "write_figures",
+        lambda *a, **k: drawn.append("x") or real(*a, **k),  # type: ignore[func-returns-value]  # a spy: append's None, then the real call
     )
     write_figures_if_changed(result, output, reuse_from=source, formats=("svg",))
     assert drawn == ["x"]
@@ -215,7 +217,9 @@ def test_a_figure_that_is_a_link_is_not_kept(result, tmp_path, monkeypatch):
     drawn: list[str] = []
     real = figures_module.write_figures
     monkeypatch.setattr(
-        figures_module, "write_figures", lambda *a, **k: drawn.append("x") or real(*a, **k)
+        figures_module,
+        "write_figures",
+        lambda *a, **k: drawn.append("x") or real(*a, **k),  # type: ignore[func-returns-value]  # a spy: append's None, then the real call
     )
     write_figures_if_changed(result, tmp_path / "out", formats=("svg",))
     assert drawn == ["x"]

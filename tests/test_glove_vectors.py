@@ -18,6 +18,7 @@ import re
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -84,6 +85,7 @@ def test_glove_is_uncased_and_the_word_tokenisation_finds_its_words(glove):
 
 def test_display_name_and_tokenisation_options_are_passed_on():
     renamed = WordVectors.load("glove-6b-50d", name="GloVe-50", lowercase=False)
+    assert renamed.provenance is not None
     assert renamed.name == "GloVe-50" and renamed.provenance.name == "glove-6b-50d"
     with pytest.warns(OOVWarning):
         assert renamed.encode(["The"]).ids[0].size == 0  # no "The" without lower-casing
@@ -476,8 +478,13 @@ def test_a_cell_record_with_a_malformed_vectors_description_is_refused():
     from sts_extras.io.records import RecordError, parse_record
     from sts_extras.leaderboard.run.records import CellInfo
 
-    good = {"kind": "word-vectors", "source": "glove-6b-50d", "vectors": SPEC.info.as_dict()}
-    assert parse_record(CellInfo, good, "a cell").vectors.license == "PDDL-1.0"
+    good: dict[str, Any] = {
+        "kind": "word-vectors",
+        "source": "glove-6b-50d",
+        "vectors": SPEC.info.as_dict(),
+    }
+    cell = parse_record(CellInfo, good, "a cell")
+    assert cell.vectors is not None and cell.vectors.license == "PDDL-1.0"
     for bad in ({"license": "PDDL\n1.0"}, {"languages": "eng-Latn"}, {"unknown": "x"}):
         record = {**good, "vectors": {**good["vectors"], **bad}}
         with pytest.raises(RecordError, match="a cell is not a valid record"):

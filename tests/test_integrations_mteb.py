@@ -113,6 +113,7 @@ def test_evaluate_writes_predictions_our_reader_reads_with_mtebs_own_pearson(
     encoder = cached_sentence_transformer(
         tiny_sentence_transformer, name="local/tiny", revision="r1", cache_root=tmp_path / "emb"
     )
+    assert encoder.mteb_model_meta is not None
     assert (encoder.mteb_model_meta.name, encoder.mteb_model_meta.revision) == ("local/tiny", "r1")
     result = _evaluate(encoder, tmp_path)
     assert failed_tasks(result) == {}
@@ -124,6 +125,7 @@ def test_evaluate_writes_predictions_our_reader_reads_with_mtebs_own_pearson(
     gold = np.asarray([row["score"] for row in read_rows("dscs")])
     assert scores.shape == gold.shape
     pearson = reported_pearson(evaluated["DSCS"], "default", "test")
+    assert pearson is not None
     assert_allclose(pearsonr(scores, gold).statistic, pearson, rtol=0, atol=1e-12)
     assert_allclose(pearson, evaluated["DSCS"].get_score(), rtol=0, atol=1e-12)
     assert reported_pearson(evaluated["DSCS"], "no-such-subset", "test") is None
@@ -150,6 +152,7 @@ def test_a_model_mteb_knows_keeps_its_registry_metadata(tiny_sentence_transforme
     )
     known = registered_model_meta(DEFAULT_MODEL)
     meta = encoder.mteb_model_meta
+    assert known is not None and meta is not None
     assert (meta.name, meta.revision) == (DEFAULT_MODEL, "r2")
     assert meta.release_date == known.release_date and meta.license == known.license
 

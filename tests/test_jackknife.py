@@ -124,6 +124,7 @@ def test_bca_interval_equals_the_one_from_the_reference_jackknife(seed, n, level
         confidence_level=0.95,
         jackknife=(leave_one_out[:, 0] - leave_one_out[:, 1])[None, :],
     )
+    assert res.acceleration is not None and expected.acceleration is not None  # BCa
     assert_allclose(
         [res.confidence_interval.low, res.confidence_interval.high, res.acceleration],
         [expected.low[0], expected.high[0], expected.acceleration[0]],

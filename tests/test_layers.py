@@ -50,7 +50,7 @@ PACKAGE = "sts_extras"
 
 CORE, ADAPTERS, APPLICATIONS, FACADES = "core", "adapters", "applications", "facades"
 # how high a layer sits: a module may import its own layer and the ones below
-RANK = {CORE: 0, ADAPTERS: 1, APPLICATIONS: 2}
+RANK: dict[str | None, int] = {CORE: 0, ADAPTERS: 1, APPLICATIONS: 2}  # layer_of may be None
 
 FACADE_MODULES = frozenset(
     {
@@ -164,6 +164,7 @@ def _import_nodes(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, 
     """Every import statement of ``tree`` (in functions too), and whether it is type-only."""
 
     def visit(node: ast.AST, type_only: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+        child: ast.AST
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node, type_only
         if isinstance(node, ast.If) and _is_type_checking(node.test):

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
 from sts_extras.leaderboard import (
     LeaderboardSettings,
+    ModelTaskStats,
     TaskScores,
     run_leaderboard,
     score_leaderboard,
@@ -139,7 +141,7 @@ def test_table_numbers_equal_the_library_functions_on_the_same_scores(board):
                 f"{expected['scaled_pearson']:.3f} |" in markdown
             )
         # Ranks follow Pearson r.
-        order = sorted(pearsons, key=pearsons.get, reverse=True)
+        order = sorted(pearsons, key=pearsons.get, reverse=True)  # type: ignore[arg-type]  # no None
         assert [csv_rows[(task, model)]["rank"] for model in order] == [
             str(rank) for rank in range(1, len(order) + 1)
         ]
@@ -352,13 +354,13 @@ def test_a_model_failing_on_one_task_keeps_the_others(tmp_path, env, tiny_model_
             output=tmp_path / "out", n_resamples=1000, figures=False, progress=False
         ),
     )
-    rows = {(row.task, row.model): row for row in result.stats}
+    rows: dict[tuple[str, str], Any] = {(row.task, row.model): row for row in result.stats}
     assert rows[("DSCS", "flaky")].ok and rows[("DSCS", "all-MiniLM-L6-v2")].ok
     assert not rows[("STSS131", "flaky")].ok
     assert "out of memory on purpose" in rows[("STSS131", "flaky")].error
     assert rows[("STSS131", "all-MiniLM-L6-v2")].pearson > 0.8  # MiniLM still scored
-    assert result.comparison("DSCS", "flaky").delta is not None
-    assert result.comparison("STSS131", "flaky").error
+    assert result.comparison("DSCS", "flaky").delta is not None  # type: ignore[union-attr]  # the comparison exists
+    assert result.comparison("STSS131", "flaky").error  # type: ignore[union-attr]  # the comparison exists
     markdown = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
     assert "| – | flaky | failed: " in markdown and "out of memory on purpose" in markdown
 
@@ -384,13 +386,13 @@ def test_score_leaderboard_ranks_flags_degenerate_and_failed_models():
     result = score_leaderboard(
         [_synthetic()], ["weak", "good", "flat", "gone"], baseline="weak", n_resamples=1000, seed=0
     )
-    rows = {row.model: row for row in result.stats}
+    rows: dict[str, Any] = {row.model: row for row in result.stats}
     assert rows["good"].rank == 1 and rows["weak"].rank == 2
     assert rows["flat"].rank is None and "constant" in rows["flat"].error
     assert rows["gone"].error == "RuntimeError: boom"
     assert [row.model for row in result.stats_for("toy")] == ["good", "weak", "flat", "gone"]
-    assert result.comparison("toy", "good").delta > 0
-    assert result.comparison("toy", "flat").error and result.comparison("toy", "gone").error
+    assert result.comparison("toy", "good").delta > 0  # type: ignore[union-attr, operator]  # it exists
+    assert result.comparison("toy", "flat").error and result.comparison("toy", "gone").error  # type: ignore[union-attr]  # the comparison exists
     assert result.comparison("toy", "weak") is None  # the baseline
 
 
@@ -400,6 +402,7 @@ def test_round_scores_follows_the_stss131_guidance():
         [task], ["weak", "good"], baseline="weak", n_resamples=1000, round_scores=True
     )
     good = next(row for row in result.stats if row.model == "good")
+    assert isinstance(good, ModelTaskStats)
     rounded = np.round(task.predictions["good"], 3)
     assert_allclose(good.scores, rounded, rtol=0)
     assert_allclose(good.pearson, pearsonr(rounded, task.gold).statistic, rtol=1e-12)
@@ -439,7 +442,7 @@ def test_multi_subset_tasks_give_one_table_per_subset(tmp_path, env, tiny_model_
         )
         min_score, max_score = 0, 5
 
-        def load_data(self, **kwargs):
+        def load_data(self, **kwargs):  # type: ignore[override]  # loads rows, not a dataset
             self.dataset = {
                 "first": DatasetDict({"test": Dataset.from_list(rows[:20])}),
                 "second": DatasetDict({"test": Dataset.from_list(rows[20:])}),
@@ -459,6 +462,7 @@ def test_multi_subset_tasks_give_one_table_per_subset(tmp_path, env, tiny_model_
     for task, part in zip(result.tasks, (slice(0, 20), slice(20, 50))):
         assert_allclose(task.gold, gold[part], rtol=0)
         (row,) = result.stats_for(task.name)
+        assert isinstance(row, ModelTaskStats) and row.mteb_pearson is not None
         assert_allclose(row.pearson, pearsonr(row.scores, gold[part]).statistic, rtol=1e-12)
         assert_allclose(row.mteb_pearson, row.pearson, rtol=1e-12)
     assert (tmp_path / "out" / "scatter_TwoSubsetToySTS_first_test.png").exists()
@@ -476,7 +480,9 @@ def test_undefined_scaled_pearson_keeps_the_other_statistics():
     )
     result = score_leaderboard([task], ["a", "b"], baseline="b", n_resamples=1000)
     row = next(row for row in result.stats if row.model == "a")
+    assert isinstance(row, ModelTaskStats)
     assert row.ok and row.bin_r[:2] == (None, None) and row.bin_sizes == (1, 1, 30)
+    assert row.scaled_pearson is not None and row.bin_r[2] is not None
     assert_allclose(row.scaled_pearson, row.bin_r[2], rtol=1e-12)
     constant_bins = TaskScores(
         name="flat-bins",
@@ -486,6 +492,7 @@ def test_undefined_scaled_pearson_keeps_the_other_statistics():
     )
     result = score_leaderboard([constant_bins], ["a", "b"], baseline="b", n_resamples=1000)
     row = next(row for row in result.stats if row.model == "a")
+    assert isinstance(row, ModelTaskStats)
     assert row.ok and row.scaled_pearson is None and row.pearson is not None
 
 

@@ -9,6 +9,7 @@ import io
 import json
 import re
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from scipy.stats import pearsonr
 from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
 from sts_extras.errors import UserInputError
+from sts_extras.leaderboard import ModelTaskStats
 
 mteb = pytest.importorskip("mteb")
 
@@ -127,7 +129,7 @@ def registry_entry(monkeypatch, tiny_model_dir):
         monkeypatch.setitem(MODEL_REGISTRY, name, meta)
         return meta
 
-    add.calls = calls
+    add.calls = calls  # type: ignore[attr-defined]  # the fixture hands back its calls
     return add
 
 
@@ -243,6 +245,7 @@ def test_the_packaged_default_loses_nothing_by_not_going_through_mteb_get_model(
     for spec in ("all-MiniLM-L6-v2", DEFAULT_MODEL):
         (entry,) = resolve_models([spec], None)
         assert entry.kind == "sentence-transformers" and entry.name == "all-MiniLM-L6-v2"
+        assert entry.identity is not None
         assert json.loads(entry.identity)["content"].startswith("xxh3-128:")  # its local files
 
 
@@ -266,7 +269,7 @@ def test_trust_remote_code_reaches_sentence_transformers(env, monkeypatch, tiny_
     from sts_extras.leaderboard.run.resolve import resolve_models
 
     seen = []
-    original = sentence_transformers.SentenceTransformer
+    original: Any = sentence_transformers.SentenceTransformer  # Any: subclassed below
 
     class Recording(original):
         def __init__(self, *args, **kwargs):
@@ -377,7 +380,7 @@ def test_dynamax_is_ranked_by_its_own_similarity_on_an_mteb_style_task(
         )
         min_score, max_score = 0, 5
 
-        def load_data(self, **kwargs):
+        def load_data(self, **kwargs):  # type: ignore[override]  # loads rows, not a dataset
             self.dataset = {"default": DatasetDict({"test": Dataset.from_list(rows)})}
             self.data_loaded = True
 
@@ -392,6 +395,7 @@ def test_dynamax_is_ranked_by_its_own_similarity_on_an_mteb_style_task(
         )
     s1, s2, gold = _pairs("dscs")
     row = next(r for r in result.stats if r.model == "DynaMax-Jaccard (tiny)")
+    assert isinstance(row, ModelTaskStats)
     own = DynaMax(default_vectors_are_tiny).score(s1, s2)
     assert_allclose(row.pearson, pearsonr(own, gold).statistic, rtol=1e-9)
     data = json.loads((tmp_path / "out" / "leaderboard.json").read_text(encoding="utf-8"))

@@ -3,11 +3,13 @@ are pairs of the shared bootstrap, failed models are left out, groups and the CL
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from sts_extras.leaderboard import TaskScores, score_leaderboard
+from sts_extras.leaderboard import ModelTaskStats, TaskScores, score_leaderboard
 from sts_extras.leaderboard.reports.json_report import to_json_dict
 from sts_extras.leaderboard.reports.markdown import to_markdown
 from sts_extras.leaderboard.reports.scoring import inseparable_groups
@@ -35,6 +37,8 @@ def test_baseline_columns_are_the_shared_pairs():
     assert pairwise.models == ("a", "b", "c", "d")  # table order
     for model in ("a", "b", "d"):  # above and below the baseline
         item = result.comparison("toy", model)
+        assert item is not None and item.delta is not None
+        assert item.confidence_interval is not None
         one = bootstrap_correlation_difference(
             task.predictions[model], task.predictions["c"], task.gold, n_resamples=1000, seed=2
         )
@@ -48,7 +52,7 @@ def test_baseline_columns_are_the_shared_pairs():
         assert item.statistic == pytest.approx(
             pair.statistic if pair.model1 == model else -pair.statistic
         )
-    rows = {row.model: row for row in result.stats}
+    rows: dict[str, Any] = {row.model: row for row in result.stats}
     assert [(rows[m].rank_low, rows[m].rank_high) for m in pairwise.models] == list(
         zip(pairwise.rank_low.tolist(), pairwise.rank_high.tolist())
     )
@@ -79,6 +83,7 @@ def test_one_scored_model_has_a_certain_rank_and_no_pairs():
     )
     result = score_leaderboard([only], ["a", "b"], baseline="a", n_resamples=1000)
     row = next(row for row in result.stats if row.model == "a")
+    assert isinstance(row, ModelTaskStats)
     assert (row.rank, row.rank_low, row.rank_high) == (1, 1, 1)
     record = to_json_dict(result)["tasks"][0]
     assert record["pairwise"] == [] and record["min_detectable_delta"] is None
@@ -125,6 +130,7 @@ def test_help_lists_every_test_and_adjustment():
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     options = {action.dest: action.help for action in parser._actions}
+    assert options["method"] is not None and options["adjust"] is not None
     assert all(method in options["method"] for method in DEPENDENT_METHODS)
     assert all(method in options["adjust"] for method in ADJUST_METHODS)
 

@@ -13,6 +13,7 @@ import json
 import os
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -52,17 +53,21 @@ def test_the_defaults_are_those_of_a_run():
 
 
 def test_settings_are_frozen_hashable_and_compared_by_value():
-    settings = LeaderboardSettings(seed=3, output="board")
+    settings = LeaderboardSettings(seed=3, output="board")  # type: ignore[arg-type]  # normalised by the validators
     with pytest.raises(ValueError, match="frozen"):
         settings.seed = 4
     assert settings.seed == 3
     assert settings == LeaderboardSettings(output=Path("board"), seed=3)
-    assert len({settings, LeaderboardSettings(seed=3, output="board")}) == 1
+    assert len({settings, LeaderboardSettings(seed=3, output="board")}) == 1  # type: ignore[arg-type]  # normalised by the validators
 
 
 def test_values_are_normalised_once():
+    # str and list values, normalised by the validators (mypy sees only the field types)
     settings = LeaderboardSettings(
-        output="out", figure_formats="SVG, png", score_range=[0, 5], cache_dir="c"
+        output="out",  # type: ignore[arg-type]
+        figure_formats="SVG, png",  # type: ignore[arg-type]
+        score_range=[0, 5],  # type: ignore[arg-type]
+        cache_dir="c",  # type: ignore[arg-type]
     )
     assert settings.output == Path("out") and settings.cache_dir == Path("c")
     assert settings.figure_formats == ("svg", "png")
@@ -110,7 +115,7 @@ def test_each_bad_field_is_refused_naming_it(values, error, message):
 
 def test_type_errors_are_type_errors_and_value_errors_are_value_errors():
     with pytest.raises(TypeError):
-        LeaderboardSettings(bins="3")
+        LeaderboardSettings(bins="3")  # type: ignore[arg-type]  # deliberately wrong type
     with pytest.raises(ValueError):
         LeaderboardSettings(bins=0)
 
@@ -210,7 +215,7 @@ def test_from_dict_checks_like_the_constructor():
     with pytest.raises(UserInputTypeError, match="`round_scores` must be True or False"):
         LeaderboardSettings.from_dict({**data, "round_scores": "false"})
     with pytest.raises(UserInputTypeError, match="needs a mapping"):
-        LeaderboardSettings.from_dict([("seed", 1)])
+        LeaderboardSettings.from_dict([("seed", 1)])  # type: ignore[arg-type]  # deliberately wrong type
 
 
 @pytest.mark.parametrize(
@@ -248,7 +253,7 @@ def test_the_command_line_builds_the_settings_of_the_python_call():
         "--gpu-per-cell",
     )  # fmt: skip
     assert settings_from_args(args) == LeaderboardSettings(
-        output="board",
+        output="board",  # type: ignore[arg-type]  # normalised by the validators
         seed=3,
         n_resamples=2000,
         bins=4,
@@ -271,7 +276,7 @@ def test_the_command_line_builds_the_settings_of_the_python_call():
 def test_collect_options_set_only_what_was_given():
     args = _parsed("collect", "a", "b", "--seed", "4", "--output", "o", "--no-figures")
     settings = settings_from_args(args)
-    assert settings == LeaderboardSettings(output="o", seed=4, figures=False)
+    assert settings == LeaderboardSettings(output="o", seed=4, figures=False)  # type: ignore[arg-type]  # normalised by the validators
     assert {"seed", "output"} <= settings.model_fields_set
     assert not {"n_resamples", "bins", "method", "adjust", "round_scores"} & (
         settings.model_fields_set
@@ -321,7 +326,12 @@ def prepared(monkeypatch):
 @pytest.mark.parametrize("entry", ["run_leaderboard", "run_shard"])
 def test_old_keywords_give_the_same_settings_with_a_deprecation_warning(entry, prepared):
     call = run_leaderboard if entry == "run_leaderboard" else lambda **kw: run_shard("1/2", **kw)
-    old = {"output": "o", "seed": 3, "test": "williams1959", "figure_formats": "svg"}
+    old: dict[str, Any] = {
+        "output": "o",
+        "seed": 3,
+        "test": "williams1959",
+        "figure_formats": "svg",
+    }
     with (
         pytest.warns(DeprecationWarning, match=r"settings=LeaderboardSettings\(") as caught,
         pytest.raises(_Stop),
@@ -329,7 +339,7 @@ def test_old_keywords_give_the_same_settings_with_a_deprecation_warning(entry, p
         call(vectors=["v.txt"], **old)
     assert f"{entry}()" in str(caught[0].message) and "test=" in str(caught[0].message)
     assert Path(caught[0].filename) == Path(__file__)  # the warning points at the caller
-    new = LeaderboardSettings(output="o", seed=3, method="williams1959", figure_formats="svg")
+    new = LeaderboardSettings(output="o", seed=3, method="williams1959", figure_formats="svg")  # type: ignore[arg-type]  # normalised by the validators
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(_Stop):
@@ -343,7 +353,7 @@ def test_old_keywords_and_settings_together_or_unknown_keywords_are_type_errors(
     with pytest.raises(TypeError, match="unexpected keyword argument 'seeed'"):
         run_leaderboard(seeed=3)
     with pytest.raises(TypeError, match="`settings` must be a LeaderboardSettings"):
-        run_leaderboard(settings={"seed": 3})
+        run_leaderboard(settings={"seed": 3})  # type: ignore[arg-type]  # deliberately wrong type
     with pytest.raises(TypeError, match="unexpected keyword argument 'workers'"):
         collect_leaderboard(["x"], workers=2)  # collect never took it
     assert prepared == []

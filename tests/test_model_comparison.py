@@ -151,7 +151,8 @@ def test_identical_models_give_a_pair_error_not_a_crash():
     models["copy"] = models["model-0"].copy()
     result = compare_models(models, gold, n_resamples=1000, seed=0)
     pair = result.pair("model-0", "copy")
-    assert abs(pair.delta) < 1e-12 and np.isnan(pair.pvalue) and "perfectly" in pair.error
+    assert abs(pair.delta) < 1e-12 and np.isnan(pair.pvalue)
+    assert pair.error is not None and "perfectly" in pair.error
     assert not np.isnan([p.pvalue_adjusted for p in result.pairs if p is not pair]).any()
 
 

@@ -45,6 +45,7 @@ def test_registered_names_are_described_by_get_model_meta():
     register()
     register()  # idempotent
     teacher = registered_model_meta(DEFAULT_MODEL)
+    assert teacher is not None
     for name in REGISTERED_MODELS:
         meta = mteb.get_model_meta(name)
         assert meta.name == name and meta.loader is not None
@@ -84,7 +85,7 @@ def test_get_model_rejects_unknown_names_and_vector_objects(glove_file):
     with pytest.raises(UserInputError, match="not an sts-extras model"):
         load_registered_model("sts-extras/nope")
     with pytest.raises(UserInputTypeError, match="build the model directly"):
-        load_registered_model("sts-extras/avg-cos", vectors=WordVectors.load(glove_file))
+        load_registered_model("sts-extras/avg-cos", vectors=WordVectors.load(glove_file))  # type: ignore[arg-type]  # deliberately wrong type
 
 
 @pytest.mark.slow
@@ -96,7 +97,8 @@ def test_default_loader_uses_the_distilled_packaged_minilm():
     meta = model.mteb_model_meta
     assert meta.name == "sts-extras/DynaMax-Jaccard" and meta.embed_dim == model.vectors.dim
     assert meta.adapted_from == DEFAULT_MODEL and meta.license == "apache-2.0"
-    assert meta.training_datasets == registered_model_meta(DEFAULT_MODEL).training_datasets
+    teacher = registered_model_meta(DEFAULT_MODEL)
+    assert teacher is not None and meta.training_datasets == teacher.training_datasets
     # the same provenance for a model built directly on the distilled vectors
     own = DynaMax(model.vectors).mteb_model_meta
     assert (own.adapted_from, own.languages) == (DEFAULT_MODEL, ["eng-Latn"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -143,7 +144,7 @@ def test_cli_reads_observed_values_from_a_leaderboard_json(tmp_path, capsys):
     rng = np.random.default_rng(0)
     gold = rng.uniform(0, 5, 80)
     a, b = gold + rng.normal(0, 1, 80), gold + rng.normal(0, 1.5, 80)
-    data = {
+    data: dict[str, Any] = {
         "settings": {"baseline": "B"},
         "tasks": [{"name": "T", "n": 80, "gold": gold.tolist()}],
         "results": [

@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -150,7 +151,7 @@ def _run_script(tmp_path: Path, script: str, *args: str) -> subprocess.Completed
     return result
 
 
-def _last_json(result: subprocess.CompletedProcess[str]) -> object:
+def _last_json(result: subprocess.CompletedProcess[str]) -> Any:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 

@@ -14,6 +14,7 @@ import math
 import shlex
 import sys
 import types
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -124,7 +125,7 @@ def _stand_in_rows() -> list[ReproducedRow]:
 @pytest.fixture
 def stand_in_paper(monkeypatch):
     """Paper ``dscs`` served by a stand-in module with the rows above."""
-    module = types.ModuleType("tests_stand_in_paper")
+    module: Any = types.ModuleType("tests_stand_in_paper")  # Any: attributes are set below
     module.PAPER = "dscs"
     module.CITATION = "Stand-in, A. (2020). A paper. Nowhere."
     module.rows = lambda *, progress=False: _stand_in_rows()

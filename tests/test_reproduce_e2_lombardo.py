@@ -55,7 +55,7 @@ def test_the_module_names_its_paper(rows):
 
 
 @pytest.mark.parametrize("cell", CELLS, ids=["-".join(cell) for cell in CELLS])
-def test_published_code_variant(rows, cell):
+def test_published_code_variant(rows, cell: tuple[str, str, str, str]):
     distribution, approach, metric, statistic = cell
     row = _row(rows, *cell, "published code")
     within = abs(row.ours - row.paper_value) <= row.tolerance
@@ -69,7 +69,7 @@ def test_published_code_variant(rows, cell):
 
 
 @pytest.mark.parametrize("cell", CELLS, ids=["-".join(cell) for cell in CELLS])
-def test_paper_text_variant_explains_the_other_model(rows, cell):
+def test_paper_text_variant_explains_the_other_model(rows, cell: tuple[str, str, str, str]):
     row = _row(rows, *cell, "paper's text")
     assert "published code" in row.why_may_differ and "(1 − z²)" in row.why_may_differ
     assert row.status == (

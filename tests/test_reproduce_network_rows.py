@@ -218,7 +218,7 @@ def test_online_runs_each_network_command_once_and_no_placeholder(recorded_runs,
     }
     assert len(recorded_runs) == len(expected) == len(report.notes) > 0
     ran = {" ".join(argv[: argv.index("--output")]) for argv in recorded_runs}
-    assert ran == {c.removeprefix("sts-extras ").split(" --output")[0] for c in expected}
+    assert ran == {c.removeprefix("sts-extras ").split(" --output")[0] for c in expected}  # type: ignore[union-attr]  # a network row has a command
     assert not any("CS_CORPUS" in " ".join(argv) for argv in recorded_runs)
 
 
@@ -277,6 +277,7 @@ def test_every_reading_names_a_source_task_and_method_of_its_command(paper):
         if row.reading is None:
             continue
         readings += 1
+        assert row.command is not None
         words = shlex.split(row.command)
         argv = network_module._argv(row.command, {}, network_module.Path("/tmp"), False)
         assert argv[0] == "leaderboard" and words.count(row.reading.source) == 1
@@ -404,7 +405,10 @@ def test_a_result_that_failed_in_the_run_is_a_note(monkeypatch, tmp_path):
 # --------------------------------------------------------------------------------------------
 # --source values
 # --------------------------------------------------------------------------------------------
-names = st.text(st.characters(blacklist_characters="=", blacklist_categories=("Cs",)), min_size=1)
+names = st.text(
+    st.characters(blacklist_characters="=", blacklist_categories=("Cs",)),  # type: ignore[arg-type]  # a category name
+    min_size=1,
+)
 
 
 @given(name=names.filter(lambda name: name.strip() != ""), other=names)

@@ -241,7 +241,7 @@ def test_each_distinct_sentence_is_tokenised_once_and_each_distinct_token_looked
     vocabulary = Vocabulary(["a", "b", "c"], tokenizer=tokenizer)
     looked_up: list[str] = []
     find = vocabulary._find
-    vocabulary._find = lambda token: looked_up.append(token) or find(token)
+    vocabulary._find = lambda token: looked_up.append(token) or find(token)  # type: ignore[method-assign, func-returns-value]  # a spy
     batches = [["a b", "b c", "a b"], ["b c", "c d", "a b"]]
     result = vocabulary.encode_batches(batches)
     assert seen == ["a b", "b c", "c d"]
@@ -346,10 +346,12 @@ def test_registry_hashes_each_distinct_row_once_and_names_the_first_unknown_row(
     registry = SentenceRegistry(10)
     rows = np.array([[1.0, 2.0], [3.0, 4.0]])
     registry.register(rows, [np.array([2, 1]), np.array([3])])
-    hashed: list[bytes] = []
+    hashed: list[int] = []
     key = SentenceRegistry._key
     monkeypatch.setattr(
-        SentenceRegistry, "_key", staticmethod(lambda row: hashed.append(1) or key(row))
+        SentenceRegistry,
+        "_key",
+        staticmethod(lambda row: hashed.append(1) or key(row)),  # type: ignore[func-returns-value]  # a spy
     )
     found = registry.lookup(rows[[0, 1, 0, 0, 1]], "embeddings1")
     assert [ids.tolist() for ids in found] == [[1, 2], [3], [1, 2], [1, 2], [3]]

@@ -254,7 +254,7 @@ def test_bad_inputs_are_named():
     with pytest.raises(ValueError, match="non-negative"):
         fuzzy_set_similarity([[-1.0, 1.0]], [[1.0, 1.0]])
     with pytest.raises(TypeError, match="`chunk_pairs` must be an integer"):
-        dynamax_similarity([[0]], [[1]], vectors=HAND, chunk_pairs=2.5)
+        dynamax_similarity([[0]], [[1]], vectors=HAND, chunk_pairs=2.5)  # type: ignore[arg-type]  # deliberately wrong type
     with pytest.raises(TypeError, match="sequence of sentences"):
         dynamax_similarity("a sentence", ["another"], vectors=HAND)
 

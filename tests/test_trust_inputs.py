@@ -20,6 +20,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -118,6 +119,7 @@ def test_one_annotation_with_two_answers_is_refused(exports, tmp_path):
 @given(order=st.lists(st.sampled_from(["full", "first_half", "second_third"]), min_size=1,
                       max_size=5))  # fmt: skip
 def test_any_interleaving_of_exports_scores_their_union(exports, order):
+    union: pd.DataFrame | None
     if "full" not in order:  # the union of the partial exports, counted once
         union = read_vote_files([exports[name] for name in dict.fromkeys(order)])
         union = union if len(set(order)) == 1 else None
@@ -197,7 +199,7 @@ def test_campaign_simulation_counts_have_ceilings(capsys):
 
     for options in ({"n_reps": _HUGE}, {"n_items": _HUGE}, {"n_voters": _HUGE}, {"m": _HUGE}):
         with pytest.raises(UserInputError, match="at most"):
-            simulate_campaigns(**options)
+            simulate_campaigns(**options)  # type: ignore[arg-type]  # one int keyword each
     for option in ("--reps", "--n-items", "--voters"):
         code, out, err = _cli(capsys, "annotate", "simulate", option, str(_HUGE))
         assert code == 2 and option in err and out == ""

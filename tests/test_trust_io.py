@@ -201,6 +201,7 @@ def test_spellings_float_accepts_or_misreads_are_refused(text: str) -> None:
 def test_json_numbers_are_never_booleans_or_strings() -> None:
     assert json_number(3, "x") == 3.0
     assert json_number(0.25, "x") == 0.25
+    value: object
     for value in (True, False, "1", None, [1]):
         with pytest.raises(UserInputTypeError):
             json_number(value, "x")
@@ -267,6 +268,7 @@ class _Cell(Record):
 def test_a_record_is_parsed_strictly() -> None:
     cell = parse_record(_Cell, {"model": "m", "pearson": 0.5, "files": ["a"]}, "cell")
     assert cell.files == ("a",)
+    bad: object
     for bad in (
         {"model": "m", "pearson": True, "files": []},  # a boolean is no number
         {"model": "m", "pearson": "0.5", "files": []},  # nor is a string
@@ -279,7 +281,7 @@ def test_a_record_is_parsed_strictly() -> None:
         with pytest.raises(RecordError, match="cells/m/t.json is not a valid record"):
             parse_record(_Cell, bad, "cells/m/t.json")
     with pytest.raises(Exception, match="frozen"):
-        cell.model = "other"  # type: ignore[misc]
+        cell.model = "other"
 
 
 @FAST
@@ -333,7 +335,11 @@ def test_a_digest_is_memoised_but_never_across_a_change(
     path.write_bytes(b"\0" * 1000)
     calls: list[Path] = []
     real = content._hash_file
-    monkeypatch.setattr(content, "_hash_file", lambda p: calls.append(p) or real(p))
+    monkeypatch.setattr(
+        content,
+        "_hash_file",
+        lambda p: calls.append(p) or real(p),  # type: ignore[func-returns-value]  # a spy: append's None, then the real call
+    )
     memo = tmp_path / "memo"
     first = content_digest(path, memo_dir=memo)
     content._MEMO.clear()  # a new process: only the memo on disk is left

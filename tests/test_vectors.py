@@ -7,6 +7,7 @@ downloaded.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -228,7 +229,7 @@ def test_default_cache_location_and_offline_default_model(monkeypatch, tmp_path)
 
     monkeypatch.setenv("STS_EXTRAS_CACHE", str(tmp_path / "custom"))
     assert default_cache_dir() == tmp_path / "custom"
-    seen = {}
+    seen: dict[str, Any] = {}
 
     def fake_distill(source, target, pca_dims, *, key, label=None):
         seen.update(source=source, target=target, pca_dims=pca_dims)

@@ -42,6 +42,7 @@ from sts_extras.benchmark_tables import get_spec, read_rows
 from sts_extras.errors import CacheError, UserInputTypeError
 from sts_extras.integrations.datasets.builders import _READ_ERRORS, _SPLITS, _builders, _first_line
 from sts_extras.integrity import discard
+from sts_extras.io.locations import package_root
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -57,7 +58,7 @@ _SHIPPED_FOLDERS = "dataset_folders"
 def _folders_root() -> Path:
     """``sts_extras/dataset_folders`` of an install; the repository's ``dataset_scripts/`` in a
     checkout (an editable install imports the source folder, where the build has not run)."""
-    package = Path(__file__).resolve().parents[2]  # sts_extras/
+    package = package_root()
     shipped = package / _SHIPPED_FOLDERS
     if shipped.is_dir():
         return shipped

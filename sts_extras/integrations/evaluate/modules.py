@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 
 from sts_extras._validation import check_real_columns
 from sts_extras.errors import UserInputError
+from sts_extras.io.locations import package_root
 
 if TYPE_CHECKING:  # pragma: no cover
     import evaluate
@@ -49,7 +50,7 @@ def _modules_root() -> Path:
     try:
         return Path(str(resources.files(_PACKAGE)))
     except ModuleNotFoundError:
-        checkout = Path(__file__).resolve().parent.parent / "metrics"
+        checkout = package_root().parent / "metrics"
         if (checkout / "__init__.py").is_file():
             return checkout
         raise

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
+from sts_extras.io.locations import package_root
 from sts_extras.io.records import Record, parse_record
 from sts_extras.io.text import read_json
 
@@ -49,6 +50,7 @@ __all__ = [
     "EvaluationStore",
     "StoredTask",
     "code_stamp",
+    "stamped_files",
     "model_key",
     "task_key",
 ]
@@ -83,8 +85,7 @@ NOT_EVALUATION_CODE = (
     "leaderboard/run/report_set.py",
     "leaderboard/settings.py",
     "cli/",
-    "describe.py",
-    "power_cli.py",
+    "reproduce/",
     "progress.py",
 )
 
@@ -102,15 +103,21 @@ def code_stamp(skip: tuple[str, ...] = ()) -> str:
     skip : tuple of str
         Leave out the files whose path in the package starts with one of these.
     """
-    package = Path(__file__).resolve().parent.parent
+    package = package_root()
     digest = hashlib.sha256()
-    for file in sorted(package.rglob("*.py")):
-        name = file.relative_to(package).as_posix()
-        if not name.startswith(skip):
-            content = hashlib.sha256(file.read_bytes()).digest()
-            encoded = name.encode("utf-8", "surrogatepass")
-            digest.update(len(encoded).to_bytes(4, "big") + encoded + content)
+    for name in stamped_files(skip):
+        content = hashlib.sha256((package / name).read_bytes()).digest()
+        encoded = name.encode("utf-8", "surrogatepass")
+        digest.update(len(encoded).to_bytes(4, "big") + encoded + content)
     return digest.hexdigest()[:20]
+
+
+def stamped_files(skip: tuple[str, ...] = ()) -> list[str]:
+    """The source files :func:`code_stamp` reads: every ``.py`` of the package (paths relative to
+    it, sorted) except those starting with one of ``skip``."""
+    package = package_root()
+    names = (file.relative_to(package).as_posix() for file in package.rglob("*.py"))
+    return sorted(name for name in names if not name.startswith(skip))
 
 
 def model_key(identity: str, display_name: str, encode_options: Mapping[str, Any]) -> str:
