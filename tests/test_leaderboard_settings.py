@@ -53,21 +53,21 @@ def test_the_defaults_are_those_of_a_run():
 
 
 def test_settings_are_frozen_hashable_and_compared_by_value():
-    settings = LeaderboardSettings(seed=3, output="board")  # type: ignore[arg-type]  # normalised by the validators
+    settings = LeaderboardSettings(seed=3, output="board")
     with pytest.raises(ValueError, match="frozen"):
-        settings.seed = 4
+        settings.seed = 4  # type: ignore[misc]  # deliberately: the field is frozen
     assert settings.seed == 3
     assert settings == LeaderboardSettings(output=Path("board"), seed=3)
-    assert len({settings, LeaderboardSettings(seed=3, output="board")}) == 1  # type: ignore[arg-type]  # normalised by the validators
+    assert len({settings, LeaderboardSettings(seed=3, output="board")}) == 1
 
 
 def test_values_are_normalised_once():
-    # str and list values, normalised by the validators (mypy sees only the field types)
+    # str and list values, normalised by the validators (the constructor's types say so)
     settings = LeaderboardSettings(
-        output="out",  # type: ignore[arg-type]
-        figure_formats="SVG, png",  # type: ignore[arg-type]
-        score_range=[0, 5],  # type: ignore[arg-type]
-        cache_dir="c",  # type: ignore[arg-type]
+        output="out",
+        figure_formats="SVG, png",
+        score_range=[0, 5],
+        cache_dir="c",
     )
     assert settings.output == Path("out") and settings.cache_dir == Path("c")
     assert settings.figure_formats == ("svg", "png")
@@ -253,7 +253,7 @@ def test_the_command_line_builds_the_settings_of_the_python_call():
         "--gpu-per-cell",
     )  # fmt: skip
     assert settings_from_args(args) == LeaderboardSettings(
-        output="board",  # type: ignore[arg-type]  # normalised by the validators
+        output="board",
         seed=3,
         n_resamples=2000,
         bins=4,
@@ -276,7 +276,7 @@ def test_the_command_line_builds_the_settings_of_the_python_call():
 def test_collect_options_set_only_what_was_given():
     args = _parsed("collect", "a", "b", "--seed", "4", "--output", "o", "--no-figures")
     settings = settings_from_args(args)
-    assert settings == LeaderboardSettings(output="o", seed=4, figures=False)  # type: ignore[arg-type]  # normalised by the validators
+    assert settings == LeaderboardSettings(output="o", seed=4, figures=False)
     assert {"seed", "output"} <= settings.model_fields_set
     assert not {"n_resamples", "bins", "method", "adjust", "round_scores"} & (
         settings.model_fields_set
@@ -339,7 +339,7 @@ def test_old_keywords_give_the_same_settings_with_a_deprecation_warning(entry, p
         call(vectors=["v.txt"], **old)
     assert f"{entry}()" in str(caught[0].message) and "test=" in str(caught[0].message)
     assert Path(caught[0].filename) == Path(__file__)  # the warning points at the caller
-    new = LeaderboardSettings(output="o", seed=3, method="williams1959", figure_formats="svg")  # type: ignore[arg-type]  # normalised by the validators
+    new = LeaderboardSettings(output="o", seed=3, method="williams1959", figure_formats="svg")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(_Stop):
@@ -459,3 +459,29 @@ def test_the_settings_a_run_takes_are_the_ones_it_writes(board):
     data = _json(root / "whole" / "leaderboard.json")
     assert data["settings"]["n_resamples"] == N_RESAMPLES == settings.n_resamples
     assert not os.path.exists(root / "whole" / "forest.png")  # figures=False was followed
+
+
+def test_the_typed_constructor_lists_exactly_the_fields():
+    """settings.py spells out the constructor's input types for type checkers (under
+    TYPE_CHECKING); a field added or removed without it would go unchecked."""
+    import ast
+    import inspect
+
+    import sts_extras.leaderboard.settings as module
+
+    tree = ast.parse(inspect.getsource(module))
+    settings_class = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name == "LeaderboardSettings"
+    )
+    typed_inits = [
+        node
+        for branch in settings_class.body
+        if isinstance(branch, ast.If)
+        for node in branch.body
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__"
+    ]
+    assert len(typed_inits) == 1
+    keywords = [argument.arg for argument in typed_inits[0].args.kwonlyargs]
+    assert keywords == list(LeaderboardSettings.model_fields)

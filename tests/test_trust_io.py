@@ -281,7 +281,7 @@ def test_a_record_is_parsed_strictly() -> None:
         with pytest.raises(RecordError, match="cells/m/t.json is not a valid record"):
             parse_record(_Cell, bad, "cells/m/t.json")
     with pytest.raises(Exception, match="frozen"):
-        cell.model = "other"
+        cell.model = "other"  # type: ignore[misc]  # deliberately: the field is frozen
 
 
 @FAST

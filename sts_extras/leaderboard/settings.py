@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -239,7 +239,35 @@ class LeaderboardSettings(Record):
     dask_scheduler: str | None = None
     gpu_per_cell: bool = False
 
-    if not TYPE_CHECKING:  # type checkers see the fields as keyword arguments
+    if TYPE_CHECKING:
+        # What the constructor takes: the field types, widened where a validator below normalises
+        # the value (a path as str, the formats as one comma string, the range as any two
+        # numbers). Without this, type checkers would take the stored types for the inputs.
+
+        def __init__(
+            self,
+            *,
+            output: str | os.PathLike[str] = ...,
+            seed: int = ...,
+            n_resamples: int = ...,
+            bins: int = ...,
+            method: str = ...,
+            adjust: str = ...,
+            round_scores: bool = ...,
+            score_range: Sequence[float] | None = ...,
+            sif: bool = ...,
+            figures: bool = ...,
+            figure_formats: str | list[str] | tuple[str, ...] | None = ...,
+            progress: bool = ...,
+            cache_dir: str | os.PathLike[str] | None = ...,
+            trust_remote_code: bool = ...,
+            trust_pickle: bool = ...,
+            workers: int | None = ...,
+            dask_scheduler: str | None = ...,
+            gpu_per_cell: bool = ...,
+        ) -> None: ...
+
+    else:
 
         def __init__(self, **values: object) -> None:
             try:

@@ -124,7 +124,7 @@ class Plan:
         """Every (model, task), model-major."""
         return [(model, task) for model in self.models for task in self.tasks]
 
-    def to_json(self, shards: Sequence[str] = ()) -> dict[str, Any]:
+    def to_json(self, shards: Sequence[str] = ()) -> dict[str, Any]:  # JSON values
         """The plan as written to :data:`PLAN_FILE`, with the shards the folder holds."""
         return {
             "format": FORMAT,
@@ -199,7 +199,7 @@ def _gold_digest(units: Iterable[Mapping[str, Any]]) -> str:  # task records rea
     return digest.hexdigest()
 
 
-def task_record(name: str, units: Sequence[Unit], key: str) -> dict[str, Any]:
+def task_record(name: str, units: Sequence[Unit], key: str) -> dict[str, Any]:  # JSON values
     """The record of a task: its units with their gold scores, and its store key."""
     listed = [
         {
@@ -273,11 +273,12 @@ def cell_files_problem(model: str, task: str, names: Iterable[str], failed: bool
     return None
 
 
-def write_task_record(folder: Path, record: Mapping[str, Any]) -> None:
+def write_task_record(folder: Path, record: Mapping[str, Any]) -> None:  # JSON values
     """Write a :func:`task_record` to ``cells/tasks/<task>.json``."""
     _write_json(folder, _task_path(record["task"]), record)
 
 
+# Any: the run-settings entries are MTEB's JSON objects, passed on as they are
 def write_cell(folder: Path, outcome: CellOutcome, identity: CellIdentity) -> list[dict[str, Any]]:
     """Write one cell's files and record into ``folder``; return its run-settings entries.
 
@@ -558,6 +559,7 @@ def read_cells(root: Path, *, verify: bool = True) -> OutputCells:
     return found
 
 
+# Any: the models' descriptions are JSON objects (CellOutcome.info)
 def task_scores(
     plan: Plan, tasks: Mapping[str, TaskRecord], cells: Mapping[tuple[str, str], CellRecord]
 ) -> tuple[list[TaskScores], dict[str, dict[str, Any]], dict[str, dict[str, str]]]:

@@ -253,7 +253,7 @@ def _refuse(first: Path, other: Path, what: str, mine: object, theirs: object, a
 
 
 def _common_plan(
-    sources: Sequence[OutputCells], settings: LeaderboardSettings, baseline: Any
+    sources: Sequence[OutputCells], settings: LeaderboardSettings, baseline: str | None
 ) -> Plan:
     """The plan all ``sources`` share; ``UserInputError`` naming the first difference, the field
     and the two folders (``sources`` are in a fixed order, so the error is too)."""
@@ -364,7 +364,9 @@ def _merged_cells(sources: Sequence[OutputCells]) -> dict[tuple[str, str], CellR
     return merged
 
 
-def _fingerprint(record: CellRecord) -> tuple[Any, ...]:
+def _fingerprint(
+    record: CellRecord,
+) -> tuple[str | None, bytes | None, list[tuple[str, float | None]]]:
     prediction = record.prediction_file()
     scores = prediction.read_bytes() if prediction is not None else None
     return (record.error, scores, sorted(record.pearson.items()))
@@ -430,6 +432,7 @@ def _read_meta(path: Path) -> PredictionMeta:
     return parse_record(PredictionMeta, data["mteb_model_meta"], f"collect: {path}")
 
 
+# Any: the task records are JSON objects (cells.task_record)
 def _plain_mteb(
     roots: Sequence[Path], settings: LeaderboardSettings, baseline: str | None
 ) -> tuple[Plan, list[CellOutcome], list[dict[str, Any]], dict[tuple[str, str], CellIdentity]]:
@@ -491,8 +494,8 @@ def _plain_mteb(
     for (name, revision, task_name), (_, path) in sorted(predictions.items()):
         if task_name not in names:
             continue
-        task = tasks[names.index(task_name)]
-        outcome = _plain_cell(roots, display[name, revision], name, revision, task, path)
+        sts_task = tasks[names.index(task_name)]
+        outcome = _plain_cell(roots, display[name, revision], name, revision, sts_task, path)
         outcomes.append(outcome)
         identities[outcome.model, task_name] = cell_identity(
             _plain_identity(name, revision),

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from sts_extras.errors import UserInputError
 from sts_extras.io.model_sources import one_line
@@ -36,6 +36,7 @@ from sts_extras.optional import check_installed
 if TYPE_CHECKING:  # pragma: no cover -- dask and MTEB are imported on use
     from dask.distributed import Client
     from mteb.abstasks.sts import AbsTaskSTS
+    from tqdm import tqdm
 
 __all__ = ["CellJob", "connect", "run_dask", "run_serial"]
 
@@ -48,7 +49,7 @@ class CellJob:
     """One cell to run: a model entry, a loaded task and the task's store key."""
 
     entry: ModelEntry
-    task: Any
+    task: Any  # a loaded AbsTaskSTS; Any, as tests hand in stand-ins
     task_key: str
 
     @property
@@ -56,7 +57,7 @@ class CellJob:
         return f"{self.entry.name} × {self.task.metadata.name}"
 
 
-def _bar(total: int, progress: bool) -> Any:
+def _bar(total: int, progress: bool) -> contextlib.AbstractContextManager[tqdm[NoReturn] | None]:
     if not progress:
         return contextlib.nullcontext(None)
     from tqdm.auto import tqdm

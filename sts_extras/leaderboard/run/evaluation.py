@@ -33,6 +33,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import warnings
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -46,8 +47,10 @@ from sts_extras.leaderboard.run.evaluation_store import model_key as store_model
 from sts_extras.leaderboard.run.resolve import ModelEntry
 
 if TYPE_CHECKING:  # pragma: no cover -- MTEB is imported inside the functions, never here
+    from datasets import Dataset
     from mteb import ResultCache, TaskResult
     from mteb.abstasks.sts import AbsTaskSTS
+    from mteb.models import EncoderProtocol
 
 __all__ = [
     "ENCODE_KWARGS",
@@ -106,7 +109,7 @@ def _subsets_and_splits(task: AbsTaskSTS) -> list[tuple[str, str]]:
     return [(subset, split) for subset in task.hf_subsets for split in task.eval_splits]
 
 
-def _split_data(task: AbsTaskSTS, subset: str, split: str) -> Any:  # a datasets.Dataset
+def _split_data(task: AbsTaskSTS, subset: str, split: str) -> Dataset:
     dataset = cast("dict[str, Any]", task.dataset)  # loaded: a DatasetDict per subset, or one
     if subset == "default" and subset not in dataset:  # as AbsTask.evaluate does
         return dataset[split]
@@ -132,11 +135,11 @@ class BuiltModels:
     """
 
     def __init__(self) -> None:
-        self._key: Any = None
-        self._model: Any = None
+        self._key: Hashable = None
+        self._model: EncoderProtocol | None = None
         self._error: BaseException | None = None
 
-    def get(self, key: Any, entry: ModelEntry) -> Any:
+    def get(self, key: Hashable, entry: ModelEntry) -> EncoderProtocol:
         """The built model of ``entry`` (``key`` names it within the run); built when new."""
         if self._key != key:
             self.clear()
@@ -148,7 +151,7 @@ class BuiltModels:
                 raise
         if self._error is not None:
             raise self._error
-        return self._model
+        return cast("EncoderProtocol", self._model)  # built: no error, so not None
 
     def clear(self) -> None:
         """Let the model's memory go back."""
@@ -180,14 +183,14 @@ class CellOutcome:
 
     model: str
     task: str
-    info: dict[str, Any]
+    info: dict[str, Any]  # JSON values, read by key (info["mteb_name"] is a str)
     files: dict[str, bytes] = field(default_factory=dict)
     run_settings: list[dict[str, Any]] = field(default_factory=list)
     pearson: dict[str, float | None] = field(default_factory=dict)
     error: str | None = None
 
 
-def model_description(entry: ModelEntry) -> dict[str, Any]:
+def model_description(entry: ModelEntry) -> dict[str, Any]:  # JSON values
     """The description of a model in the reports before it is built."""
     info: dict[str, Any] = {"kind": entry.kind, "source": entry.source}
     if entry.trust_remote_code:
@@ -208,7 +211,7 @@ def evaluate_cell(
     task_key: str,
     cache_dir: Path | None,
     models: BuiltModels,
-    model_key: Any,
+    model_key: Hashable,
 ) -> CellOutcome:
     """Evaluate ``entry`` on one loaded task; never raises for a model or task failure.
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
@@ -120,7 +120,7 @@ def stamped_files(skip: tuple[str, ...] = ()) -> list[str]:
     return sorted(name for name in names if not name.startswith(skip))
 
 
-def model_key(identity: str, display_name: str, encode_options: Mapping[str, Any]) -> str:
+def model_key(identity: str, display_name: str, encode_options: Mapping[str, object]) -> str:
     """The store key of a model: identity, display name, encode options, package versions,
     source stamp.
 
@@ -133,7 +133,9 @@ def model_key(identity: str, display_name: str, encode_options: Mapping[str, Any
     return _digest((identity, display_name, sorted(encode_options.items()), versions, stamp))
 
 
-def task_key(task_name: str, splits: Iterable[tuple[str, str, Mapping[str, list[Any]]]]) -> str:
+def task_key(
+    task_name: str, splits: Iterable[tuple[str, str, Mapping[str, Sequence[object]]]]
+) -> str:
     """The store key of a task: its name, MTEB's version and each (subset, split, columns)."""
     digest = hashlib.blake2b(digest_size=10)
     digest.update(repr((task_name, _version("mteb"))).encode())

@@ -21,7 +21,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import write_manifest
@@ -46,7 +46,7 @@ from sts_extras.leaderboard.run.cells import (
     write_task_record,
 )
 from sts_extras.leaderboard.run.distributed import CellJob, connect, run_dask, run_serial
-from sts_extras.leaderboard.run.evaluation import CellOutcome, loaded_task_key, task_units
+from sts_extras.leaderboard.run.evaluation import CellOutcome, Unit, loaded_task_key, task_units
 from sts_extras.leaderboard.run.records import CellIdentity
 from sts_extras.leaderboard.run.report_set import (
     commit,
@@ -54,7 +54,7 @@ from sts_extras.leaderboard.run.report_set import (
     recover_output,
     staging_folder,
 )
-from sts_extras.leaderboard.run.resolve import ModelEntry
+from sts_extras.leaderboard.run.resolve import ModelEntry, ModelSpec, TaskSpec
 from sts_extras.leaderboard.settings import (
     DEFAULT_OUTPUT,
     RUN_SETTINGS,
@@ -65,6 +65,9 @@ from sts_extras.leaderboard.settings import (
 from sts_extras.optional import check_installed
 from sts_extras.progress import library_bars
 from sts_extras.stats.model_comparison import check_comparison_size
+
+if TYPE_CHECKING:  # pragma: no cover -- MTEB is imported on use, never here
+    from mteb.abstasks.sts import AbsTaskSTS
 
 __all__ = [
     "DEFAULT_OUTPUT",
@@ -77,9 +80,9 @@ __all__ = [
 
 def run_leaderboard(
     *,
-    models: Sequence[Any] | None = None,
+    models: Sequence[ModelSpec] | None = None,
     vectors: Sequence[str] | None = None,
-    tasks: Sequence[Any] | None = None,
+    tasks: Sequence[TaskSpec] | None = None,
     baseline: str | None = None,
     settings: LeaderboardSettings | None = None,
     **deprecated: object,
@@ -191,9 +194,9 @@ class ShardSummary:
 def run_shard(
     shard: str,
     *,
-    models: Sequence[Any] | None = None,
+    models: Sequence[ModelSpec] | None = None,
     vectors: Sequence[str] | None = None,
-    tasks: Sequence[Any] | None = None,
+    tasks: Sequence[TaskSpec] | None = None,
     baseline: str | None = None,
     settings: LeaderboardSettings | None = None,
     **deprecated: object,
@@ -316,11 +319,11 @@ class _Run:
     settings: LeaderboardSettings
     output: Path
     cache: Path
-    tasks: dict[str, Any]
+    tasks: dict[str, AbsTaskSTS]
     task_keys: dict[str, str]
     entries: dict[str, ModelEntry]
     plan: Plan
-    units: dict[str, Any]
+    units: dict[str, list[Unit]]
 
     def identity(self, model: str, task: str) -> CellIdentity:
         """What the cell of ``model`` on ``task`` depends on (recorded with it)."""
@@ -333,9 +336,9 @@ class _Run:
 
 
 def _prepare(
-    models: Sequence[Any] | None,
+    models: Sequence[ModelSpec] | None,
     vectors: Sequence[str] | None,
-    tasks: Sequence[Any] | None,
+    tasks: Sequence[TaskSpec] | None,
     baseline: str | None,
     settings: LeaderboardSettings,
 ) -> _Run:

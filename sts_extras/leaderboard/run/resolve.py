@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from sts_extras._validation import check_positive_int
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
@@ -52,7 +52,11 @@ from sts_extras.io.model_sources import (
 from sts_extras.limits import MAX_RESAMPLES
 
 if TYPE_CHECKING:  # pragma: no cover -- the models (and MTEB) are imported on use
+    from mteb.abstasks.sts import AbsTaskSTS
+    from mteb.models import EncoderProtocol, ModelMeta
+
     from sts_extras.integrations.mteb.models.base import StaticVectorModel
+    from sts_extras.vectors import WordVectors
 
 __all__ = [
     "DISTILLED",
@@ -60,6 +64,8 @@ __all__ = [
     "MTEB_REGISTRY",
     "VECTOR_METHODS",
     "ModelEntry",
+    "ModelSpec",
+    "TaskSpec",
     "cache_root",
     "check_n_resamples",
     "model_identity",
@@ -69,10 +75,15 @@ __all__ = [
     "resolve_tasks",
 ]
 
+#: A model as :func:`resolve_models` takes it: a name or path, or a ready MTEB encoder.
+ModelSpec: TypeAlias = "str | EncoderProtocol"
+#: A task as :func:`resolve_tasks` takes it: a name, a table file, or a ready MTEB STS task.
+TaskSpec: TypeAlias = "str | os.PathLike[str] | AbsTaskSTS"
+
 #: ``--vectors distilled[:MODEL]``: static vectors distilled from a sentence-transformers model.
 DISTILLED = "distilled"
 #: The static-vector models built over every vector source: (method, class name, options).
-VECTOR_METHODS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+VECTOR_METHODS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("avg-cos", "MeanPooled", {}),
     ("MaxPool-Jaccard", "MaxPool", {"measure": "jaccard"}),
     ("DynaMax-Jaccard", "DynaMax", {"measure": "jaccard"}),
@@ -159,7 +170,7 @@ def _os_reason(error: OSError) -> str:
     return f"{reason}: {str(error.filename)!r}" if error.filename else reason
 
 
-def check_n_resamples(n_resamples: Any, argument: str = "`n_resamples`") -> int:
+def check_n_resamples(n_resamples: object, argument: str = "`n_resamples`") -> int:
     """``n_resamples`` as an int in [:data:`MIN_RESAMPLES`, :data:`~sts_extras.limits
     .MAX_RESAMPLES`]; ``UserInputError`` otherwise, before any model runs.
 
@@ -191,8 +202,8 @@ def _normalise(name: str) -> str:
 
 
 def resolve_tasks(
-    names: Sequence[Any] | None, *, score_range: tuple[float, float] | None = None
-) -> list[Any]:
+    names: Sequence[TaskSpec] | None, *, score_range: tuple[float, float] | None = None
+) -> list[AbsTaskSTS]:
     """Turn task names into loaded MTEB task objects; ``UserInputError`` with close matches.
 
     Items may also be ready ``AbsTaskSTS`` objects (a user's own task), used as given, or paths
@@ -225,10 +236,10 @@ def resolve_tasks(
             f"--score-range {score_range[0]:g} {score_range[1]:g} applies to --task files "
             "(.csv, .jsonl, .parquet); no --task names a file."
         )
-    tasks: list[Any] = []
+    tasks: list[AbsTaskSTS] = []
     read: dict[str, Path] = {}  # task name -> the file it was read from
     for raw in given:
-        if any(raw is file for file in files):
+        if isinstance(raw, (str, os.PathLike)) and any(raw is file for file in files):
             path = Path(raw).expanduser()
             file_task = from_csv(path, score_range=score_range)
             file_name = file_task.metadata.name
@@ -264,7 +275,8 @@ def resolve_tasks(
                 f"--task {raw!r} is neither an sts-extras task ({', '.join(_OUR_TASKS)}) nor an "
                 f"MTEB STS task.{hint}"
             )
-        task = mteb.get_task(name)
+        # an STS task (checked next): MTEB types get_task as returning any AbsTask
+        task = cast("AbsTaskSTS", mteb.get_task(name))
         if task.metadata.type != "STS":
             raise UserInputError(
                 f"--task {raw!r} is an MTEB {task.metadata.type} task; the leaderboard runs STS "
@@ -288,7 +300,7 @@ def resolve_tasks(
     return tasks
 
 
-def _checked_task_object(task: Any) -> Any:
+def _checked_task_object(task: object) -> AbsTaskSTS:
     from mteb.abstasks.sts import AbsTaskSTS
 
     if not isinstance(task, AbsTaskSTS):
@@ -311,6 +323,8 @@ class ModelEntry:
     name: str
     kind: str  # "sentence-transformers", "mteb-registry", "word-vectors" or "mteb-model"
     source: str
+    #: Builds the model: an MTEB encoder (:class:`mteb.models.EncoderProtocol`). Typed Any, as
+    #: callers use the concrete model (e.g. a static-vector model's ``score``).
     build: Callable[[], Any]
     #: What the model's scores depend on, as a JSON object without any path or display name
     #: (:func:`model_identity`): the key of the store of earlier evaluations
@@ -325,7 +339,7 @@ class ModelEntry:
     vectors: Mapping[str, Any] | None = field(default=None, hash=False)
 
 
-def model_identity(kind: str, **fields: Any) -> str:
+def model_identity(kind: str, **fields: object) -> str:
     """A model's identity: ``{"kind": kind, **fields}`` as compact JSON with sorted keys.
 
     The same model (same files, same loader settings) gives the same string on every machine
@@ -350,8 +364,8 @@ def _sentence_transformer_builder(
     cache_dir: Path,
     trust_remote_code: bool,
     identity: str | None,
-) -> Callable[[], Any]:
-    def build() -> Any:
+) -> Callable[[], EncoderProtocol]:
+    def build() -> EncoderProtocol:
         from sentence_transformers import SentenceTransformer
 
         from sts_extras.integrations.mteb.internals import cached_sentence_transformer
@@ -361,13 +375,15 @@ def _sentence_transformer_builder(
         if source.local is None and identity is not None:
             options["revision"] = revision  # exactly the commit the identity names
         model = SentenceTransformer(source.location, **options)
-        return cached_sentence_transformer(
+        wrapper = cached_sentence_transformer(
             model,
             name=source.name,
             revision=revision,
             cache_root=cache_dir / "embeddings",
             identity=identity,
         )
+        # an encoder: MTEB types its wrapper's `mteb_model_meta` as optional; ours is always set
+        return cast("EncoderProtocol", wrapper)
 
     return build
 
@@ -432,7 +448,7 @@ def _own_registry_entry(spec: str, registered: str) -> ModelEntry:
     )
 
 
-def _vectors_description(vectors: Any) -> dict[str, Any] | None:
+def _vectors_description(vectors: WordVectors) -> dict[str, Any] | None:  # JSON values
     """What a named vector source is, for the reports; None for vectors of unknown origin."""
     provenance = getattr(vectors, "provenance", None)
     return None if provenance is None else provenance.as_dict()
@@ -455,7 +471,7 @@ def _registry_entry(
 
     if registered in REGISTERED_MODELS or registered in PACKAGED_VECTOR_MODELS:
         return _own_registry_entry(spec, registered)
-    meta: Any = registered_model_meta(registered)  # present: `registered` was found there
+    meta = cast("ModelMeta", registered_model_meta(registered))  # present: `registered` was found
     loader_kwargs = dict(meta.loader_kwargs or {})
     # MTEB's loader arguments decide; --trust-remote-code is the user's consent to them
     remote = bool(loader_kwargs.get("trust_remote_code"))
@@ -492,7 +508,7 @@ def _registry_entry(
     )
 
 
-def _callable_name(function: Any) -> str:
+def _callable_name(function: object) -> str:
     """A loader by its import path (and bound arguments): stable across processes."""
     inner = getattr(function, "func", function)  # a functools.partial names its function
     path = f"{getattr(inner, '__module__', '')}.{getattr(inner, '__qualname__', repr(inner))}"
@@ -508,8 +524,8 @@ def _digest(text: str) -> str:
 
 def _registry_builder(
     registered: str, revision: str | None, cache_dir: Path, settings: str
-) -> Callable[[], Any]:
-    def build() -> Any:
+) -> Callable[[], EncoderProtocol]:
+    def build() -> EncoderProtocol:
         from sts_extras.integrations.mteb.internals import cached_encoder, load_from_registry
 
         model = load_from_registry(registered)
@@ -518,7 +534,8 @@ def _registry_builder(
         meta = model.mteb_model_meta
         # the loader settings (prompts, arguments) shape the embeddings as much as the files
         folder = cache_dir / "embeddings" / meta.model_name_as_path() / revision / settings
-        return cached_encoder(model, folder)
+        # an encoder: MTEB types its wrapper's `mteb_model_meta` as optional; ours is always set
+        return cast("EncoderProtocol", cached_encoder(model, folder))
 
     return build
 
@@ -553,7 +570,7 @@ def _model_entry(
     return (entry if display is None else replace(entry, name=display)), display
 
 
-def _load_vectors(spec: str, cache_dir: Path, trust_pickle: bool = False) -> Any:
+def _load_vectors(spec: str, cache_dir: Path, trust_pickle: bool = False) -> WordVectors:
     """Load one ``--vectors`` source now (so a bad file fails before any model runs)."""
     from sts_extras.vectors import PACKAGED_VECTORS, WordVectors
 
@@ -597,7 +614,7 @@ def _load_vectors(spec: str, cache_dir: Path, trust_pickle: bool = False) -> Any
         raise UserInputError(f"--vectors {spec!r} could not be read: {detail}") from None
 
 
-def _vector_models(vectors: Any, sif: bool) -> list[Any]:
+def _vector_models(vectors: WordVectors, sif: bool) -> list[StaticVectorModel]:
     from sts_extras.integrations.mteb import models
 
     return [
@@ -606,12 +623,12 @@ def _vector_models(vectors: Any, sif: bool) -> list[Any]:
     ]
 
 
-def _returning(model: Any) -> Callable[[], Any]:
+def _returning(model: EncoderProtocol) -> Callable[[], EncoderProtocol]:
     """A builder of a model that is already built."""
     return lambda: model
 
 
-def _model_object_entry(model: Any) -> ModelEntry:
+def _model_object_entry(model: EncoderProtocol) -> ModelEntry:
     """The entry of a ready MTEB model object, named by its sts-extras or MTEB name."""
     meta = getattr(model, "mteb_model_meta", None)
     source = getattr(meta, "name", None) or type(model).__name__
@@ -621,7 +638,7 @@ def _model_object_entry(model: Any) -> ModelEntry:
 
 
 def resolve_models(
-    models: Sequence[Any] | None,
+    models: Sequence[ModelSpec] | None,
     vectors: Sequence[str] | None,
     *,
     sif: bool = False,
