@@ -1,7 +1,7 @@
-"""The core is fully typed, and its arrays say so (issue 23, "Types").
+"""The package is fully typed, and its arrays say so.
 
-An AST scan of the core packages (numpy/scipy only: ``stats``, ``similarity``, ``vectors``,
-``annotation``, ``io`` and the foundation modules) and of the ``evaluate`` modules in
+An AST scan of every module of ``sts_extras`` (core, adapters and applications alike; which layer
+a module belongs to is ``tests/test_layers.py``'s business) and of the ``evaluate`` modules in
 ``metrics/``. It holds three rules, the ones ``mypy`` cannot hold by itself:
 
 * every function has a return annotation and an annotation on every parameter (what mypy's
@@ -27,18 +27,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "sts_extras"
 
-#: The core, as the layout in DESIGN.md draws it (the folders and the foundation modules).
-CORE_PACKAGES = ("stats", "similarity", "vectors", "annotation", "io")
-CORE_MODULES = (
-    "_validation",
-    "_deprecation",
-    "errors",
-    "integrity",
-    "limits",
-    "optional",
-    "progress",
-    "benchmark_tables",
-)
 
 #: Parameter names that hold arrays in this code base (the evaluate vocabulary, the statistics'
 #: and the similarity functions' arguments).
@@ -48,11 +36,15 @@ ARRAY_NAME = re.compile(
 )
 
 
-def core_files() -> list[Path]:
-    files = [path for name in CORE_PACKAGES for path in sorted((PACKAGE / name).rglob("*.py"))]
-    files += [PACKAGE / f"{name}.py" for name in CORE_MODULES]
-    files += sorted((ROOT / "metrics").glob("*/*.py"))
-    return files
+def package_files() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py")) + sorted((ROOT / "metrics").glob("*/*.py"))
+
+
+PACKAGE_FILES = package_files()
+
+
+def _file_id(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
 
 
 def _functions(tree: ast.AST) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -68,8 +60,20 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.ar
     return found
 
 
+def _class_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a class body, including those under ``if TYPE_CHECKING:``/``else:``."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.If):
+            yield from _class_level(statement.body)
+            yield from _class_level(statement.orelse)
+
+
 def _is_method(function: ast.AST, tree: ast.AST) -> bool:
-    return any(isinstance(node, ast.ClassDef) and function in node.body for node in ast.walk(tree))
+    return any(
+        isinstance(node, ast.ClassDef) and function in list(_class_level(node.body))
+        for node in ast.walk(tree)
+    )
 
 
 def _is_plain_any(annotation: ast.expr | None) -> bool:
@@ -142,13 +146,15 @@ def bare_ndarrays(path: Path) -> list[str]:
     return found
 
 
-def test_the_scan_covers_the_core_and_the_metrics():
-    files = core_files()
+def test_the_scan_covers_every_layer_and_the_metrics():
+    files = package_files()
     assert all(path.is_file() for path in files)
     names = {path.relative_to(ROOT).as_posix() for path in files}
     assert "sts_extras/similarity/fuzzy.py" in names
     assert "sts_extras/stats/dependent.py" in names
     assert "metrics/steiger/steiger.py" in names
+    assert "sts_extras/integrations/mteb/models/dynamax.py" in names
+    assert "sts_extras/leaderboard/run/pipeline.py" in names
 
 
 def test_the_rules_catch_what_they_name(tmp_path):
@@ -178,16 +184,16 @@ def test_the_rules_catch_what_they_name(tmp_path):
     ]
 
 
-@pytest.mark.parametrize("path", core_files(), ids=lambda path: path.relative_to(ROOT).as_posix())
-def test_every_core_function_is_fully_annotated(path):
+@pytest.mark.parametrize("path", PACKAGE_FILES, ids=_file_id)
+def test_every_function_is_fully_annotated(path):
     assert untyped_definitions(path) == []
 
 
-@pytest.mark.parametrize("path", core_files(), ids=lambda path: path.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("path", PACKAGE_FILES, ids=_file_id)
 def test_no_array_parameter_is_typed_any(path):
     assert arrays_typed_any(path) == []
 
 
-@pytest.mark.parametrize("path", core_files(), ids=lambda path: path.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("path", PACKAGE_FILES, ids=_file_id)
 def test_arrays_say_their_dtype(path):
     assert bare_ndarrays(path) == []
