@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 __all__ = [
     "REMOVED_IN",
     "deprecated_property",
-    "renamed_arguments",
     "renamed_keywords",
     "warn_keywords_replaced",
     "warn_moved",
@@ -59,40 +58,6 @@ def warn_keywords_replaced(
         DeprecationWarning,
         stacklevel=stacklevel,
     )
-
-
-def renamed_arguments(
-    given: Mapping[str, Any], renames: Mapping[str, str], *, where: str
-) -> dict[str, Any]:
-    """Map deprecated keyword arguments in ``given`` to their new names, warning once each.
-
-    Parameters
-    ----------
-    given : mapping
-        The keyword arguments a caller passed under old names (``**deprecated`` of the function).
-    renames : mapping
-        Old name -> new name.
-    where : str
-        The function's public name, for the messages.
-
-    Returns
-    -------
-    dict
-        The same values under the new names.
-
-    Raises
-    ------
-    TypeError
-        For a keyword that is neither current nor a known old name, as Python would.
-    """
-    unknown = sorted(set(given) - set(renames))
-    if unknown:
-        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
-    out: dict[str, Any] = {}
-    for old, value in given.items():
-        warn_renamed(old, renames[old], where=f"{where}()", stacklevel=4)
-        out[renames[old]] = value
-    return out
 
 
 def renamed_keywords(**renames: str) -> Callable[[_Function], _Function]:
