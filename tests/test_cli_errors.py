@@ -100,6 +100,26 @@ def test_empty_output_is_refused_not_the_current_directory(tmp_path, monkeypatch
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (("--method", "nope"), "--method must be one of 'steiger1980'"),
+        (("--adjust", "nope"), "--adjust must be one of 'holm'"),
+        (("--bins", "0"), "--bins must be at least 1, got 0"),
+        (("--workers", "0"), "--workers must be at least 1, got 0"),
+        (("--score-range", "3", "1"), "--score-range: the low end 3 must be below the high end 1"),
+    ],
+)
+def test_a_bad_setting_is_named_as_the_option_typed(tmp_path, capsys, options, expected):
+    """The settings object names its fields (`method`); the command line names the options."""
+    output = tmp_path / "out"
+    assert _leaderboard(*options, "--task", "DSCS", "--output", str(output)) == 2
+    line = _one_line(capsys)
+    assert expected in line, line
+    assert "`" not in line.split(":", 2)[2].split()[0]  # not the field name in backquotes
+    assert not output.exists()
+
+
 # --------------------------------------------------------------------------------------------
 # --model, --vectors, --n-resamples
 # --------------------------------------------------------------------------------------------

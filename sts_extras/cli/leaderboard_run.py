@@ -57,13 +57,13 @@ def settings_from_args(args: argparse.Namespace) -> LeaderboardSettings:
     Only the options given are set (an option left out keeps the default, and ``collect`` does
     not compare it with the plan); ``--no-figures`` and ``--no-progress`` set ``figures`` and
     ``progress``. ``--test``, the old name of ``--method``, still works, with a warning on
-    stderr. ``--output``, ``--n-resamples`` and ``--figure-format`` are checked first, so their
-    errors name the options.
+    stderr. ``--output``, ``--n-resamples`` and ``--figure-format`` are checked first (before the
+    output is touched); every error of a field names the option as typed.
 
     Raises
     ------
     UserInputError
-        A bad value (naming the option or the field), or ``--method`` and ``--test`` with
+        A bad value (naming the option), or ``--method`` and ``--test`` with
         different values.
     """
     method = _method(args)
@@ -85,7 +85,20 @@ def settings_from_args(args: argparse.Namespace) -> LeaderboardSettings:
             value = tuple(value)
         if value is not None:
             values[field] = value
-    return LeaderboardSettings(**values)
+    try:
+        return LeaderboardSettings(**values)
+    except UserInputError as error:
+        raise _named_as_option(error) from None
+
+
+def _named_as_option(error: UserInputError) -> UserInputError:
+    """``error`` of a settings field (its message opens with `` `field` ``), naming the option the
+    user typed instead (``--method``, not `` `method` ``); other errors as they are."""
+    message = str(error)
+    for option, field in _FIELDS.items():
+        if not option.startswith("no_") and message.startswith(f"`{field}`"):
+            return type(error)(f"--{option.replace('_', '-')}{message[len(field) + 2 :]}")
+    return error
 
 
 def _method(args: argparse.Namespace) -> str | None:
