@@ -284,7 +284,7 @@ def test_encodings_are_cached(board, env, tiny_model_dir, run_on_dscs, tmp_path,
         (["--model", "./no/such/model"], r"--model './no/such/model': no such directory"),
         (["--vectors", "no/such/vectors.txt"], r"--vectors 'no/such/vectors.txt': no such file"),
         (["--n-resamples", "0"], r"`--n-resamples` must be at least 1, got 0"),
-        (["--seed", "-1"], r"`seed` must be at least 0, got -1"),
+        (["--seed", "-1"], r"--seed must be at least 0, got -1"),
     ],
 )
 def test_bad_names_fail_before_any_work(argv, message, tmp_path, env):
@@ -661,8 +661,8 @@ def test_method_and_adjust_options_reach_the_report(tmp_path, env, vectors_file)
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("--method", "meng", r"`method` must be one of 'steiger1980', 'meng1992'"),
-        ("--adjust", "holmes", r"`adjust` must be one of 'holm', 'bonferroni'"),
+        ("--method", "meng", r"--method must be one of 'steiger1980', 'meng1992'"),
+        ("--adjust", "holmes", r"--adjust must be one of 'holm', 'bonferroni'"),
     ],
 )
 def test_unknown_test_or_adjustment_fails_in_one_line_before_any_work(
