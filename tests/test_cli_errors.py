@@ -103,7 +103,7 @@ def test_empty_output_is_refused_not_the_current_directory(tmp_path, monkeypatch
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        (("--method", "nope"), "--method must be one of 'steiger1980'"),
+        (("--method", "nope"), "--method must be one of 'auto'"),
         (("--adjust", "nope"), "--adjust must be one of 'holm'"),
         (("--bins", "0"), "--bins must be at least 1, got 0"),
         (("--workers", "0"), "--workers must be at least 1, got 0"),

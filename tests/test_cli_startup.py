@@ -128,6 +128,8 @@ def test_the_console_script_help_lists_every_command():
 SOURCES = {
     "DEPENDENT_METHODS": ("sts_extras.stats.dependent", "DEPENDENT_METHODS"),
     "ALTERNATIVES": ("sts_extras.stats.dependent", "ALTERNATIVES"),
+    "INTERVAL_METHODS": ("sts_extras.stats.intervals", "DIFFERENCE_METHODS"),
+    "COMPARISON_METHODS": ("sts_extras.stats.model_comparison", "COMPARISON_METHODS"),
     "ADJUST_METHODS": ("sts_extras.stats.multiple", "ADJUST_METHODS"),
     "DATASET_NAMES": ("sts_extras.benchmark_tables", "DATASETS"),
     "DEFAULT_OUTPUT": ("sts_extras.leaderboard.run.pipeline", "DEFAULT_OUTPUT"),

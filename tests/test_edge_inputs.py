@@ -313,7 +313,13 @@ def _metric_numbers(module, name, inputs):
         result = module.compute(**inputs, n_resamples=1000, seed=5)
     else:
         result = module.compute(**inputs)
-    return _flat(*(value for value in result.values() if not isinstance(value, (bool, list))))
+    return _flat(
+        *(
+            value
+            for value in result.values()
+            if value is not None and not isinstance(value, (bool, list, str))
+        )
+    )
 
 
 @pytest.mark.parametrize("name", METRICS)

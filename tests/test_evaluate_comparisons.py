@@ -92,7 +92,7 @@ def test_steiger_gives_the_core_numbers(loaded, options):
     out = loaded["steiger"].compute(
         predictions1=p1.tolist(), predictions2=p2.tolist(), references=gold.tolist(), **options
     )
-    core = compare_dependent_correlations(p1, p2, gold, **options)
+    core = compare_dependent_correlations(p1, p2, gold, **{"method": "steiger1980", **options})
     low, high = core.confidence_interval
     expected = {
         "r1": core.r1,
@@ -103,9 +103,13 @@ def test_steiger_gives_the_core_numbers(loaded, options):
         "pvalue": core.pvalue,
         "ci_low": low,
         "ci_high": high,
+        "method": core.method,
+        "measured_size": None if core.calibration is None else core.calibration.size,
+        "measured_coverage": None if core.calibration is None else core.calibration.coverage,
+        "calibrated": None if core.calibration is None else core.calibration.calibrated,
     }
     assert out == expected  # float64 features: no float32 rounding on the way
-    assert all(type(v) in (float, int) for v in out.values())
+    assert all(type(v) in (float, int, str, bool, type(None)) for v in out.values())
 
 
 @pytest.mark.parametrize(
@@ -128,7 +132,7 @@ def test_bca_bootstrap_gives_the_core_numbers(loaded, options):
     )
     # the module's option `statistic` (its Hub key since 0.1) is the library's `correlation`
     core_options = {("correlation" if k == "statistic" else k): v for k, v in options.items()}
-    core = bootstrap_correlation_difference(p1, p2, gold, **core_options)
+    core = bootstrap_correlation_difference(p1, p2, gold, **{"method": "BCa", **core_options})
     assert out == {
         "delta": core.delta,
         "ci_low": core.confidence_interval.low,
@@ -139,6 +143,11 @@ def test_bca_bootstrap_gives_the_core_numbers(loaded, options):
         "bias_correction": core.bias_correction,
         "acceleration": core.acceleration,
         "n_resamples": core.n_resamples,
+        "pvalue": core.pvalue,
+        "method": core.method,
+        "measured_size": None if core.calibration is None else core.calibration.size,
+        "measured_coverage": None if core.calibration is None else core.calibration.coverage,
+        "calibrated": None if core.calibration is None else core.calibration.calibrated,
     }
 
 
@@ -202,7 +211,7 @@ def test_bca_bootstrap_uses_evaluates_seed_when_compute_gets_none():
     assert interval(seed=123) != interval(seed=124)
     module = evaluate.load(str(REPO / "metrics" / "bca_bootstrap"), keep_in_memory=True, seed=1)
     explicit = module.compute(**inputs, seed=7)
-    core = bootstrap_correlation_difference(p1, p2, gold, n_resamples=500, seed=7)
+    core = bootstrap_correlation_difference(p1, p2, gold, n_resamples=500, seed=7, method="BCa")
     assert (explicit["ci_low"], explicit["ci_high"]) == (
         core.confidence_interval.low,
         core.confidence_interval.high,

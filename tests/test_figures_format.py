@@ -238,12 +238,21 @@ def _drawn_figure(monkeypatch, draw, *args):
 
 def test_forest_markers_follow_the_drawn_interval_and_the_legend_says_so(result, monkeypatch):
     # The marker followed the Holm-adjusted p-value: a BCa interval clear of 0 was drawn with a
-    # hollow "n.s." marker. Now filled <=> the interval excludes 0 (the table's dagger).
+    # hollow "n.s." marker. Now there is one decision per pair: filled <=> significant <=> the
+    # interval drawn (the table's, at the level that matches the adjustment) excludes 0 (†).
     from matplotlib.colors import to_rgba
 
     figure = _drawn_figure(monkeypatch, figures_module.forest_plot, result)
     legend = [text.get_text() for text in figure.legends[0].get_texts()]
-    assert legend == ["interval excludes 0 (†)", "interval includes 0", "baseline"]
+    assert legend == [
+        "significant: interval excludes 0 (†)",
+        "interval includes 0",
+        "baseline",
+    ]
+    xlabel = figure.axes[-1].get_xlabel().replace("\n", " ")
+    assert "p Holm-adjusted over all pairs of the task" in xlabel
+    for axis, task in zip(figure.axes, result.tasks):  # the method each task used
+        assert axis.get_title(loc="left") == f"{task.name} ({result.pairwise[task.name].method})"
     checked = 0
     for axis in figure.axes:  # TaskA, TaskB
         intervals = [line for line in axis.lines if len(line.get_xdata()) == 2]
@@ -254,6 +263,25 @@ def test_forest_markers_follow_the_drawn_interval_and_the_legend_says_so(result,
             assert filled == (low > 0 or high < 0)
             checked += 1
     assert checked == 6  # three comparisons with the baseline per task
+
+
+def test_heat_map_marks_are_the_tables_decisions(result, monkeypatch):
+    """† on a cell exactly when the pair is significant, i.e. its interval excludes 0."""
+    for task in result.tasks:
+        figure = _drawn_figure(monkeypatch, figures_module.pairwise_heatmap, result, task.name)
+        comparison = result.pairwise[task.name]
+        cells = {
+            (round(text.get_position()[1]), round(text.get_position()[0])): text.get_text()
+            for text in figure.axes[0].texts
+        }
+        models = comparison.models
+        for (i, j), text in cells.items():
+            pair = comparison.pair(models[i], models[j])
+            low, high = pair.confidence_interval
+            assert text.endswith("†") == pair.significant == (low > 0 or high < 0), text
+            assert "*" not in text
+        assert len(cells) == len(models) * (len(models) - 1)
+        assert "†: significant" in figure.get_supxlabel()
 
 
 def test_heat_map_rows_and_columns_are_labelled_by_model_name(result, monkeypatch):

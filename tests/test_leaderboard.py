@@ -25,9 +25,10 @@ from sts_extras.leaderboard import (
     run_leaderboard,
     score_leaderboard,
 )
+from sts_extras.leaderboard.reports.tables import method_name
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 from sts_extras.stats.correlation import scaled_pearson
-from sts_extras.stats.dependent import compare_dependent_correlations, holm_adjust
+from sts_extras.stats.model_comparison import compare_models
 from sts_extras.stats.ranking import weighted_rank_correlation
 
 SEED = 7
@@ -145,42 +146,49 @@ def test_table_numbers_equal_the_library_functions_on_the_same_scores(board):
         assert [csv_rows[(task, model)]["rank"] for model in order] == [
             str(rank) for rank in range(1, len(order) + 1)
         ]
-        # Comparisons with the baseline: BCa interval (same seed), Meng z, Holm across the task.
+        # Comparisons with the baseline: the pairs of compare_models over the task's models (the
+        # same seed, the default method and Holm over all pairs), one decision each; a pair's
+        # interval is the paired bootstrap's at the pair's own level (same seed, same method).
+        shared = compare_models(
+            {model: scores[model] for model in order},
+            gold,
+            n_resamples=N_RESAMPLES,
+            seed=SEED,
+        )
         others = [model for model in results if model != baseline]
-        pvalues = []
         for model in others:
-            boot = bootstrap_correlation_difference(
-                scores[model],
-                scores[baseline],
-                gold,
-                correlation="pearson",
-                n_resamples=N_RESAMPLES,
-                confidence_level=0.95,
-                method="BCa",
-                seed=SEED,
-            )
-            test = compare_dependent_correlations(
-                scores[model], scores[baseline], gold, method="meng1992", correlation="pearson"
-            )
+            pair = shared.pair(model, baseline)
+            sign = 1.0 if pair.model1 == model else -1.0
+            low, high = sorted(sign * np.asarray(pair.confidence_interval))
             row = csv_rows[(task, model)]
             assert_allclose(
                 [float(row["delta_r"]), float(row["ci_low"]), float(row["ci_high"])],
-                [boot.statistic, *boot.confidence_interval],
+                [sign * pair.delta, low, high],
                 rtol=1e-12,
             )
-            assert row["bca_significant"] == str(boot.significant)
+            assert row["significant"] == str(pair.significant) == str(bool(low > 0 or high < 0))
+            assert row["method"] == shared.method and row["adjust"] == "holm"
+            assert_allclose(float(row["confidence_level"]), pair.confidence_level, rtol=1e-12)
             assert_allclose(
-                [float(row["z_meng1992"]), float(row["p"])],
-                [test.statistic, test.pvalue],
+                [float(row["pvalue"]), float(row["pvalue_adjusted"])],
+                [pair.pvalue, pair.pvalue_adjusted],
                 rtol=1e-12,
             )
-            pvalues.append(test.pvalue)
-            low, high = boot.confidence_interval
-            assert f"{boot.statistic:+.3f} [{low:+.3f}, {high:+.3f}]" in markdown
-        adjusted = holm_adjust(pvalues)
-        for model, p_holm in zip(others, adjusted):
-            assert_allclose(float(csv_rows[(task, model)]["p_holm"]), p_holm, rtol=1e-12)
-            assert csv_rows[(task, model)]["holm_significant"] == str(bool(p_holm <= 0.05))
+            if shared.method in ("wilcox2009", "percentile", "BCa"):
+                boot = bootstrap_correlation_difference(  # in the pair's order, better first
+                    scores[pair.model1],
+                    scores[pair.model2],
+                    gold,
+                    n_resamples=N_RESAMPLES,
+                    confidence_level=pair.confidence_level,
+                    method=shared.method,
+                    seed=SEED,
+                )
+                assert_allclose(
+                    pair.confidence_interval, boot.confidence_interval, rtol=1e-9, atol=1e-12
+                )
+            mark = " †" if pair.significant else ""
+            assert f"{sign * pair.delta:+.3f} [{low:+.3f}, {high:+.3f}]{mark} |" in markdown
         assert csv_rows[(task, baseline)]["is_baseline"] == "True"
         assert csv_rows[(task, baseline)]["delta_r"] == ""
 
@@ -547,11 +555,10 @@ def test_sif_names_the_static_models_and_changes_their_scores(vectors_file, env)
 # honest ranks (issue 13): all pairs, rank intervals, win probabilities, one shared bootstrap
 # -------------------------------------------------------------------------------------------
 def test_json_has_every_pair_and_rank_intervals_equal_to_compare_models(board):
-    from sts_extras.stats.model_comparison import compare_models
-
     data = board["json"]
-    assert data["settings"]["dependent_test"] == "meng1992"
-    assert data["settings"]["multiple_comparisons"] == "holm"
+    # the run's settings record names the method asked for and the adjustment
+    assert data["settings"]["method"] == "auto"
+    assert data["settings"]["adjust"] == "holm"
     for task in data["tasks"]:
         rows = sorted(
             (r for r in data["results"] if r["task"] == task["name"]), key=lambda r: r["rank"]
@@ -565,6 +572,11 @@ def test_json_has_every_pair_and_rank_intervals_equal_to_compare_models(board):
             seed=SEED,
         )
         assert task["models_compared"] == [row["model"] for row in rows]
+        # the task names the method "auto" chose and what the calibration suite measured for it
+        assert task["method"] == expected.method != "auto"
+        assert (task["adjust"], task["confidence_level"]) == ("holm", 0.95)
+        calibration = None if expected.calibration is None else expected.calibration.as_dict()
+        assert task["calibration"] == calibration
         for k, row in enumerate(rows):
             assert (row["rank_low"], row["rank_high"]) == (
                 expected.rank_low[k],
@@ -578,8 +590,13 @@ def test_json_has_every_pair_and_rank_intervals_equal_to_compare_models(board):
             assert_allclose(
                 [entry["ci_low"], entry["ci_high"]], pair.confidence_interval, rtol=1e-12
             )
-            for key in ("delta", "statistic", "pvalue", "pvalue_adjusted"):
+            for key in ("delta", "statistic", "pvalue", "pvalue_adjusted", "confidence_level"):
                 assert_allclose(entry[key], getattr(pair, key), rtol=1e-12, err_msg=key)
+            assert entry["method"] == expected.method
+            # one decision: significant <=> the interval shown excludes 0
+            excludes = entry["ci_low"] > 0 or entry["ci_high"] < 0
+            assert entry["significant"] == entry["adjusted_significant"] == excludes
+            assert entry["significant"] == pair.significant
             i, j = (expected.models.index(entry[key]) for key in ("model1", "model2"))
             assert entry["win_probability"] == expected.win_probability[i, j]
         csv_row = next(
@@ -595,8 +612,29 @@ def test_markdown_has_rank_intervals_groups_detectable_delta_and_mean_rank(board
     output = board["output"]
     markdown = (output / "leaderboard.md").read_text(encoding="utf-8")
     assert "| rank [95%] |" in markdown
-    assert markdown.count("Not separable at 95% (Holm-adjusted p > 0.05 over all pairs): ") == 2
+    assert (
+        markdown.count(
+            "Not separable at 95% (no pair of a group is significant, †, Holm-adjusted over all "
+            "pairs): "
+        )
+        == 2
+    )
     assert markdown.count("Minimal detectable Δr at 80% power (meng1992 test") == 2
+    # each task's section names its method and what the calibration suite measured at its n
+    for task in board["json"]["tasks"]:
+        section = markdown.split(f"## {task['name']} — ")[1].split("\n## ")[0]
+        assert f"Pair decisions: {method_name(task['method'])} (chosen by method=auto)" in section
+        measured = task["calibration"]
+        if measured is None:
+            assert "Not calibrated: the calibration suite did not measure" in section
+        else:
+            verdict = "Calibrated (" if measured["calibrated"] else "Not calibrated: "
+            assert verdict in section
+            assert (
+                f"the calibration suite measured {measured['method']}'s type-I error "
+                f"{measured['measured_size']:.1%}" in section
+            )
+            assert f"at n = {measured['grid_n']} " in section
     assert "## Mean rank across tasks" in markdown
     for task in TASKS:
         assert (output / f"pairwise_{task}.png").stat().st_size > 0
@@ -634,34 +672,54 @@ def test_method_and_adjust_options_reach_the_report(tmp_path, env, vectors_file)
     )
     assert code == 0, stderr
     data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
-    assert data["settings"]["method"] == data["settings"]["dependent_test"] == "williams1959"
-    assert data["settings"]["adjust"] == data["settings"]["multiple_comparisons"] == "bonferroni"
+    assert data["settings"]["method"] == "williams1959"
+    assert data["settings"]["adjust"] == "bonferroni"
+    assert not {"dependent_test", "multiple_comparisons", "bootstrap"} & set(data["settings"])
     assert (output / "pairwise_STSS131.png").exists()
-    assert "| t | p (Bonferroni) |" in stdout and "Williams's (1959) t" in stdout
+    assert "| CI level | p (Bonferroni) |" in stdout
+    assert "Williams's (1959) t test with Zou's (2007) interval" in stdout
     (task,) = data["tasks"]
+    assert (task["method"], task["adjust"]) == ("williams1959", "bonferroni")
     pairs = task["pairwise"]
     for entry in pairs:
+        # the decision is Williams's p, Bonferroni-adjusted; the interval Zou's at the level
+        # that matches it (1 - 0.05 / 6 where the adjusted p is not capped at 1)
         test = dependent_correlation_test(
-            entry["r1"], entry["r2"], entry["r12"], task["n"], method="williams1959"
+            entry["r1"],
+            entry["r2"],
+            entry["r12"],
+            task["n"],
+            method="williams1959",
+            confidence_level=entry["confidence_level"],
         )
         assert_allclose([entry["statistic"], entry["pvalue"]], [test.statistic, test.pvalue])
+        assert_allclose([entry["ci_low"], entry["ci_high"]], test.confidence_interval)
+        assert entry["method"] == "williams1959"
+        if entry["pvalue_adjusted"] < 1.0:
+            assert_allclose(entry["confidence_level"], 1 - 0.05 / len(pairs), rtol=1e-12)
+        assert entry["significant"] == (entry["pvalue_adjusted"] < 0.05)
+        assert entry["significant"] == (entry["ci_low"] > 0 or entry["ci_high"] < 0)
     assert_allclose(
         [entry["pvalue_adjusted"] for entry in pairs],
         multipletests([entry["pvalue"] for entry in pairs], method="bonferroni")[1],
         rtol=1e-12,
     )
-    comparisons = [c for c in data["comparisons"] if c["pvalue"] is not None]
-    assert_allclose(
-        [c["pvalue_holm"] for c in comparisons],
-        multipletests([c["pvalue"] for c in comparisons], method="bonferroni")[1],
-        rtol=1e-12,
-    )
+    # the comparisons with the baseline are those pairs, with their decisions (one family: all
+    # pairs of the task, not again over the comparisons with the baseline)
+    by_pair = {frozenset((e["model1"], e["model2"])): e for e in pairs}
+    for item in data["comparisons"]:
+        entry = by_pair[frozenset((item["model"], item["baseline"]))]
+        assert item["pvalue_adjusted"] == entry["pvalue_adjusted"]
+        assert item["significant"] == entry["significant"]
+        assert item["confidence_level"] == entry["confidence_level"]
+        assert item["method"] == "williams1959"
+        assert not {"bca_significant", "holm_significant", "pvalue_holm"} & set(item)
 
 
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("--method", "meng", r"--method must be one of 'steiger1980', 'meng1992'"),
+        ("--method", "meng", r"--method must be one of 'auto', 'wilcox2009', 'jackknife-t'"),
         ("--adjust", "holmes", r"--adjust must be one of 'holm', 'bonferroni'"),
     ],
 )

@@ -1,5 +1,6 @@
 """The all-pairs part of the leaderboard on synthetic scores: the comparisons with the baseline
-are pairs of the shared bootstrap, failed models are left out, groups and the CLI help."""
+are pairs of the shared bootstrap with their one decision, failed models are left out, groups
+follow the pairs' decisions, the CLI help and the CSV columns."""
 
 from __future__ import annotations
 
@@ -39,19 +40,38 @@ def test_baseline_columns_are_the_shared_pairs():
         item = result.comparison("toy", model)
         assert item is not None and item.delta is not None
         assert item.confidence_interval is not None
-        one = bootstrap_correlation_difference(
-            task.predictions[model], task.predictions["c"], task.gold, n_resamples=1000, seed=2
-        )
+        pair = pairwise.pair(model, "c")
+        sign = 1.0 if pair.model1 == model else -1.0
+        # the pair's interval, oriented model - baseline, at the pair's own level
+        low, high = sorted(sign * np.asarray(pair.confidence_interval))
         assert_allclose(
             [item.delta, item.confidence_interval.low, item.confidence_interval.high],
-            [one.delta, one.confidence_interval.low, one.confidence_interval.high],
+            [sign * pair.delta, low, high],
             atol=1e-12,
         )
-        pair = pairwise.pair(model, "c")
-        assert item.pvalue == pair.pvalue
-        assert item.statistic == pytest.approx(
-            pair.statistic if pair.model1 == model else -pair.statistic
-        )
+        assert item.confidence_level == pair.confidence_level
+        assert item.method == pairwise.method == result.pairwise["toy"].method
+        if pairwise.method in ("wilcox2009", "percentile", "BCa"):  # the bootstrap of the pair
+            one = bootstrap_correlation_difference(  # in the pair's order, better model first
+                task.predictions[pair.model1],
+                task.predictions[pair.model2],
+                task.gold,
+                n_resamples=1000,
+                seed=2,
+                method=pairwise.method,
+                confidence_level=pair.confidence_level,
+            )
+            assert_allclose(
+                [pair.delta, *pair.confidence_interval],
+                [one.delta, *one.confidence_interval],
+                atol=1e-12,
+            )
+        # one decision: the pair's, adjusted over all pairs of the task
+        assert item.pvalue == pair.pvalue and item.pvalue_adjusted == pair.pvalue_adjusted
+        assert item.significant == pair.significant == (low > 0 or high < 0)
+        assert item.statistic == pytest.approx(sign * pair.statistic)
+        # the two decisions of sts-extras 0.3 are gone (no shims: it never shipped)
+        assert not hasattr(item, "bca_significant") and not hasattr(item, "holm_significant")
     rows: dict[str, Any] = {row.model: row for row in result.stats}
     assert [(rows[m].rank_low, rows[m].rank_high) for m in pairwise.models] == list(
         zip(pairwise.rank_low.tolist(), pairwise.rank_high.tolist())
@@ -110,35 +130,54 @@ def test_mean_rank_needs_the_same_models_in_every_task():
 def test_groups_are_maximal_runs_without_a_separated_pair():
     task = _task()
     comparison = compare_models(dict(task.predictions), task.gold, n_resamples=1000)
-    groups = inseparable_groups(comparison, alpha=0.05)
-    separated = {
-        frozenset((p.model1, p.model2)) for p in comparison.pairs if p.pvalue_adjusted <= 0.05
+    # by default two models are separated by their pair's one decision (the table's dagger)
+    groups = inseparable_groups(comparison)
+    separated = {frozenset((p.model1, p.model2)) for p in comparison.pairs if p.significant}
+    assert separated == {
+        frozenset((p.model1, p.model2))
+        for p in comparison.pairs
+        if p.confidence_interval.low > 0 or p.confidence_interval.high < 0
     }
     for group in groups:
         assert not any(frozenset((x, y)) in separated for x in group for y in group if x != y)
-    assert inseparable_groups(comparison, alpha=1e-300) == [comparison.models]
+    assert inseparable_groups(comparison, alpha=0.05) == groups  # p_adj < 0.05: the same
+    assert inseparable_groups(comparison, alpha=0.0) == [comparison.models]  # none below 0
     assert inseparable_groups(comparison, alpha=0.999999) == []
 
 
-def test_help_lists_every_test_and_adjustment():
+def test_help_lists_every_method_and_adjustment():
     import argparse
 
     from sts_extras.cli.leaderboard_run import add_arguments
-    from sts_extras.stats.dependent import DEPENDENT_METHODS
+    from sts_extras.stats.model_comparison import COMPARISON_METHODS
     from sts_extras.stats.multiple import ADJUST_METHODS
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     options = {action.dest: action.help for action in parser._actions}
     assert options["method"] is not None and options["adjust"] is not None
-    assert all(method in options["method"] for method in DEPENDENT_METHODS)
+    assert all(method in options["method"] for method in COMPARISON_METHODS)
+    assert "(default: auto)" in options["method"]
     assert all(method in options["adjust"] for method in ADJUST_METHODS)
 
 
-def test_csv_columns_name_the_test_and_adjustment_that_were_run():
+def test_csv_columns_carry_one_decision_the_method_and_the_adjustment():
     from sts_extras.leaderboard.reports.csv_report import CSV_COLUMNS, csv_header
 
-    assert csv_header({"dependent_test": "meng1992", "multiple_comparisons": "holm"}) == CSV_COLUMNS
-    header = csv_header({"dependent_test": "williams1959", "multiple_comparisons": "fdr_bh"})
-    assert {"z_williams1959", "p_fdr_bh", "fdr_bh_significant"} <= set(header)
-    assert not {"z_meng1992", "p_holm", "holm_significant"} & set(header)
+    # fixed columns whatever was run: the method and adjustment are columns of their own
+    assert csv_header({"method": "meng1992", "adjust": "holm"}) == CSV_COLUMNS
+    assert csv_header({"method": "auto", "adjust": "fdr_bh"}) == CSV_COLUMNS
+    assert {
+        "ci_low",
+        "ci_high",
+        "significant",
+        "confidence_level",
+        "method",
+        "adjust",
+        "pvalue",
+        "pvalue_adjusted",
+        "measured_size",
+        "measured_coverage",
+        "calibrated",
+    } <= set(CSV_COLUMNS)
+    assert not {"bca_significant", "holm_significant", "p_holm", "z_meng1992"} & set(CSV_COLUMNS)

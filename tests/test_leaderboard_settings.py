@@ -35,6 +35,8 @@ from sts_extras.leaderboard.run.resolve import MIN_RESAMPLES
 from sts_extras.leaderboard.settings import RUN_SETTINGS
 from sts_extras.limits import MAX_BINS, MAX_RESAMPLES, max_local_workers
 from sts_extras.stats.dependent import DEPENDENT_METHODS
+from sts_extras.stats.intervals import DIFFERENCE_METHODS
+from sts_extras.stats.model_comparison import COMPARISON_METHODS
 from sts_extras.stats.multiple import ADJUST_METHODS
 
 N_RESAMPLES = 200
@@ -47,7 +49,7 @@ def test_the_defaults_are_those_of_a_run():
     settings = LeaderboardSettings()
     assert settings.output == Path("leaderboard")
     assert (settings.seed, settings.n_resamples, settings.bins) == (0, 10000, 3)
-    assert (settings.method, settings.adjust) == ("meng1992", "holm")
+    assert (settings.method, settings.adjust) == ("auto", "holm")
     assert settings.figure_formats == ("pdf", "png")
     assert settings.figures and settings.progress and not settings.uses_dask
 
@@ -85,7 +87,7 @@ def test_values_are_normalised_once():
         ({"n_resamples": "1000"}, UserInputTypeError, r"`n_resamples` must be an integer"),
         ({"bins": 0}, UserInputError, r"`bins` must be at least 1, got 0"),
         ({"bins": MAX_BINS + 1}, UserInputError, r"`bins` must be at most 1000000"),
-        ({"method": "meng"}, UserInputError, r"`method` must be one of 'steiger1980'"),
+        ({"method": "meng"}, UserInputError, r"`method` must be one of 'auto', 'wilcox2009'"),
         ({"adjust": "holmes"}, UserInputError, r"`adjust` must be one of 'holm'"),
         ({"round_scores": 1}, UserInputTypeError, r"`round_scores` must be True or False"),
         ({"sif": "yes"}, UserInputTypeError, r"`sif` must be True or False"),
@@ -173,7 +175,7 @@ _SETTINGS = st.builds(
     seed=st.integers(min_value=0, max_value=2**63),
     n_resamples=st.integers(min_value=MIN_RESAMPLES, max_value=MAX_RESAMPLES),
     bins=st.integers(min_value=1, max_value=MAX_BINS),
-    method=st.sampled_from(DEPENDENT_METHODS),
+    method=st.sampled_from(COMPARISON_METHODS),
     adjust=st.sampled_from(ADJUST_METHODS),
     round_scores=st.booleans(),
     score_range=st.none()
@@ -235,6 +237,38 @@ def test_a_record_from_outside_is_checked_by_the_same_rules(change, message):
     data = {**LeaderboardSettings().to_record().model_dump(mode="json"), **change}
     with pytest.raises(RecordError, match=message):
         parse_record(RunSettings, data, "the settings of a plan")
+
+
+@pytest.mark.parametrize("method", COMPARISON_METHODS)
+def test_every_method_of_the_pair_decisions_is_a_setting_and_a_record(method):
+    settings = LeaderboardSettings(method=method, adjust="bonferroni")
+    record = settings.to_record().model_dump(mode="json")
+    assert (record["method"], record["adjust"]) == (method, "bonferroni")
+    assert parse_record(RunSettings, record, "a plan's settings") == settings.to_record()
+
+
+def test_a_plan_of_before_the_calibrated_default_still_parses():
+    """Format-3 records written before ``method="auto"`` name a dependent test (the default was
+    meng1992); they parse unchanged, so old outputs can still be collected."""
+    old = {
+        "seed": 0,
+        "n_resamples": 10000,
+        "bins": 3,
+        "method": "meng1992",
+        "adjust": "holm",
+        "round_scores": False,
+        "score_range": None,
+    }
+    assert parse_record(RunSettings, old, "an old plan").method == "meng1992"
+
+
+def test_the_command_lines_copy_of_the_methods_is_the_statistics_own():
+    """``--method`` lists the methods without importing numpy (``sts_extras.cli.choices``)."""
+    from sts_extras.cli import choices
+
+    assert choices.INTERVAL_METHODS == DIFFERENCE_METHODS
+    assert choices.COMPARISON_METHODS == COMPARISON_METHODS
+    assert set(DEPENDENT_METHODS) < set(COMPARISON_METHODS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -402,8 +436,13 @@ def test_cells_plan_and_leaderboard_json_hold_the_settings_record(board):
     reported = _json(root / "whole" / "leaderboard.json")["settings"]
     assert {name: reported[name] for name in RUN_SETTINGS} == record
     assert list(reported)[: len(RUN_SETTINGS)] == list(RUN_SETTINGS)  # the record comes first
-    # the statistics as scored stay beside it, with the same values
-    assert reported["dependent_test"] == "williams1959" and reported["baseline"]
+    # the statistics as scored stay beside it, with the same values: the record names the method
+    # and the adjustment once (no second name of the test), and each task the method it used
+    assert (reported["method"], reported["adjust"]) == ("williams1959", "holm")
+    assert not {"dependent_test", "multiple_comparisons", "bootstrap"} & set(reported)
+    assert reported["baseline"] and reported["confidence_level"] == 0.95
+    tasks = _json(root / "whole" / "leaderboard.json")["tasks"]
+    assert [(task["method"], task["adjust"]) for task in tasks] == [("williams1959", "holm")]
     assert parse_record(RunSettings, {n: reported[n] for n in RUN_SETTINGS}, "json") == (
         settings.to_record()
     )

@@ -34,7 +34,19 @@ def _task(seed: int, n: int, m: int, ties: bool = True):
 @pytest.mark.parametrize("statistic", ["pearson", "spearman"])
 def test_each_pair_equals_the_per_pair_functions_with_the_same_seed(statistic):
     gold, models = _task(1, 120, 4)
-    result = compare_models(models, gold, correlation=statistic, n_resamples=1500, seed=5)
+    # Unadjusted, each pair's interval is that of the per-pair function with the same method.
+    result = compare_models(
+        models, gold, correlation=statistic, n_resamples=1500, seed=5, method="BCa", adjust="none"
+    )
+    tests = compare_models(
+        models,
+        gold,
+        correlation=statistic,
+        n_resamples=1500,
+        seed=5,
+        method="meng1992",
+        adjust="none",
+    )
     assert len(result.pairs) == 10
     for pair in result.pairs:
         one = bootstrap_correlation_difference(
@@ -44,17 +56,22 @@ def test_each_pair_equals_the_per_pair_functions_with_the_same_seed(statistic):
             correlation=statistic,
             n_resamples=1500,
             seed=5,
+            method="BCa",
         )
         assert_allclose(
             [pair.delta, pair.confidence_interval.low, pair.confidence_interval.high],
             [one.delta, one.confidence_interval.low, one.confidence_interval.high],
             atol=1e-12,
         )
+        assert_allclose(pair.pvalue, one.pvalue, rtol=1e-12)
         assert pair.significant == one.significant
         test = compare_dependent_correlations(
             models[pair.model1], models[pair.model2], gold, method="meng1992", correlation=statistic
         )
-        assert_allclose([pair.statistic, pair.pvalue], [test.statistic, test.pvalue], rtol=1e-12)
+        tested = tests.pair(pair.model1, pair.model2)
+        assert_allclose(
+            [tested.statistic, tested.pvalue], [test.statistic, test.pvalue], rtol=1e-12
+        )
         assert_allclose(pair.r12, test.r12, rtol=1e-12)
 
 
@@ -181,11 +198,22 @@ def test_shared_draw_gives_the_per_comparison_intervals_exactly(statistic):
     gold, models = _task(4, 300, 4)
     baseline = models.pop("model-0")
     shared = compare_models(
-        {**models, "baseline": baseline}, gold, correlation=statistic, n_resamples=2000, seed=8
+        {**models, "baseline": baseline},
+        gold,
+        correlation=statistic,
+        n_resamples=2000,
+        seed=8,
+        adjust="none",
     )
     for name, scores in models.items():
         one = bootstrap_correlation_difference(
-            scores, baseline, gold, correlation=statistic, n_resamples=2000, seed=8
+            scores,
+            baseline,
+            gold,
+            correlation=statistic,
+            n_resamples=2000,
+            seed=8,
+            method=shared.method,
         )
         pair = shared.pair(name, "baseline")
         assert (pair.model1, pair.model2) == (name, "baseline")

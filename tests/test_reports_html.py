@@ -4,6 +4,7 @@ Chromium (Debian's, driven by playwright), whose screenshot is not blank."""
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import tempfile
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from sts_extras.leaderboard import TaskScores, score_leaderboard
+from sts_extras.leaderboard.reports import tables
 from sts_extras.leaderboard.reports.figures import write_figures
 from sts_extras.leaderboard.reports.html_report import to_html, write_html
 from sts_extras.leaderboard.reports.writers import write_reports
@@ -98,8 +100,26 @@ def test_page_is_self_contained_and_complete(result, report_set):
     assert "Pairwise: win probability" in page and "Mean rank across tasks" in page
     assert "Not separable at 95%" in page
     # settings and versions
-    for key in ("n_resamples", "seed", "dependent_test", "multiple_comparisons", "sts-extras"):
+    for key in ("n_resamples", "seed", "method", "adjust", "sts-extras"):
         assert f">{key}<" in page
+    # each task names its method and its measured level; the matrix marks the table's decisions
+    for task in result.tasks:
+        section = page.split(f'id="{task.name}"')[1].split("<h2")[0]
+        comparison = result.pairwise[task.name]
+        assert html.escape(tables.decision_line(result, task.name) or "") in section
+        for i, name in enumerate(comparison.models):
+            for j, other in enumerate(comparison.models):
+                if i == j:
+                    continue
+                pair = comparison.pair(name, other)
+                value = f"{comparison.win_probability[i, j]:.2f}"
+                mark = "†" if pair.significant else ""
+                assert f"{html.escape(other)}) = " in section
+                assert re.search(
+                    rf"title=\"P\({re.escape(html.escape(name))} has the higher r than "
+                    rf"{re.escape(html.escape(other))}\) = [\d.]+\">{value}{mark}</td>",
+                    section,
+                )
     # relative links to MTEB's result files of each model
     assert 'href="mteb_results/results/org__good/r2/TaskA.json"' in page
     assert 'href="mteb_results/results/org__base/r1/model_meta.json"' in page

@@ -1,5 +1,6 @@
-"""``leaderboard.tex``: booktabs tables with the Markdown's columns and marks, every model and task,
-escaped names, settings in the captions; compiled with pdflatex where TeX is installed."""
+"""``leaderboard.tex``: booktabs tables with the Markdown's columns and its one mark, every model
+and task, escaped names, settings, method and calibration in the captions; compiled with pdflatex
+where TeX is installed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from sts_extras.leaderboard import TaskScores, score_leaderboard
+from sts_extras.leaderboard.reports import latex, tables
 from sts_extras.leaderboard.reports.latex import escape, table_label, to_latex
 from sts_extras.leaderboard.reports.tables import table_rows
 
@@ -72,27 +74,42 @@ def test_tables_hold_every_model_task_column_and_mark(result):
     assert r"good \& \#1" in tex and "failed: RuntimeError: 100\\% broken\\_model" in tex
     header = next(line for line in tex.splitlines() if line.startswith(r"\# & Model"))
     assert (
-        "$z$" in header
+        "level" in header
         and "$p$" in header
         and "(Bonferroni)" in header
         and r"$\Delta r$" in header
         and r"$\rho_w$" in header
     )
-    # the marks: † on intervals excluding 0, * on adjusted p ≤ alpha
+    # one mark: † on a row exactly when its interval excludes 0 (the pair's decision); no *
+    marked = 0
     for item in result.comparisons:
-        if item.bca_significant:
-            assert r"$\dagger$" in tex
-        if item.holm_significant:
-            assert " *" in tex
+        if item.ci_low is None or item.ci_high is None:
+            continue
+        # the row of the model in this task's table
+        table = tex.split(rf"\label{{{table_label(item.task)}}}")[0].rsplit(r"\toprule", 1)[1]
+        first = escape(latex._name_lines(item.model)[0])
+        (row,) = [line for line in table.splitlines() if first in line]
+        excludes = item.ci_low > 0 or item.ci_high < 0
+        assert item.significant == excludes
+        assert (r"$\dagger$" in row) == excludes, row
+        marked += excludes
+    assert tex.count(r"$\dagger$") >= marked
+    assert " *" not in tex.replace(r"\*", "")
 
 
 def test_captions_carry_the_settings(result):
     tex = to_latex(result)
     captions = re.findall(r"\\caption\{(.*)\}", tex)
     assert len(captions) == 3
-    for caption in captions[:2]:
+    for task, caption in zip(result.tasks, captions[:2]):
         assert "1000 paired bootstrap resamples" in caption and "seed 4" in caption
-        assert "meng1992" in caption and "Bonferroni-adjusted" in caption
+        comparison = result.pairwise[task.name]
+        assert escape(tables.method_name(comparison.method)) in caption
+        assert "Bonferroni-adjusted over all pairs of the task below 0.05" in caption
+        assert r"$\dagger$: the pair is significant, i.e.\ the interval excludes 0" in caption
+        # what the calibration suite measured for the method at the task's n
+        assert escape(tables.calibration_line(result, task.name) or "") in caption
+        assert "calibrated" in caption.lower()
     assert "1000 bootstrap resamples" in captions[2] and "seed 4" in captions[2]
 
 

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import math
 import shlex
+import statistics
 import sys
 import types
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import stats
 
 from sts_extras.cli import build_parser, choices, main
 from sts_extras.errors import UserInputError
@@ -27,7 +29,9 @@ from sts_extras.reproduce import (
     ReproducedRow,
     computed_row,
     format_markdown,
+    format_readme_section,
     format_text,
+    monte_carlo_row,
     network_row,
     paper_keys,
     report_json,
@@ -77,6 +81,56 @@ def test_a_network_row_has_no_value_and_carries_its_command():
     row = network_row("dscs", "q", 48.3, command=COMMAND)
     assert row.ours is None and row.difference is None
     assert row.status == "needs network" and row.command == COMMAND
+
+
+def test_a_row_names_its_basis_and_an_unknown_basis_is_refused():
+    row = computed_row("dscs", "q", 1.0, 1.0, tolerance=0, tolerance_reason="r")
+    assert row.basis == "recomputed" and row.replicates == () and row.standard_error is None
+    printed = computed_row(
+        "dscs", "q", 1, 1, tolerance=0, tolerance_reason="r", basis="arithmetic on printed numbers"
+    )
+    assert printed.basis == "arithmetic on printed numbers"
+    with pytest.raises(ValueError, match="unknown basis"):
+        guessed: Any = "guessed"  # not a RowBasis: refused when the row is built
+        computed_row("dscs", "q", 1, 1, tolerance=0, tolerance_reason="r", basis=guessed)
+
+
+# --------------------------------------------------------------------------------------------
+# Monte Carlo rows: the paper's one run against the mean of several seeds
+# --------------------------------------------------------------------------------------------
+def test_a_monte_carlo_row_is_the_prediction_interval_of_one_run():
+    runs = [0.52, 0.47, 0.50, 0.55, 0.46, 0.51, 0.49, 0.53, 0.48, 0.50]
+    row = monte_carlo_row("lombardo", "q", 0.56, runs, run="one run")
+    k, spread = len(runs), statistics.stdev(runs)
+    assert row.ours is not None and row.ours == pytest.approx(statistics.fmean(runs))
+    assert row.replicates == tuple(runs)
+    assert row.standard_error is not None
+    assert row.standard_error == pytest.approx(spread / math.sqrt(k))
+    quantile = stats.t.ppf(1 - 0.0027 / 2, k - 1)  # ±3 normal SE, with 9 degrees of freedom
+    assert quantile == pytest.approx(4.094, abs=1e-3)
+    assert row.tolerance == pytest.approx(quantile * spread * math.sqrt(1 + 1 / k))
+    # 0.56 is about 7 SE of ours away, yet one run like the paper's lands there: it matches
+    assert abs(row.paper_value - row.ours) > 3 * row.standard_error
+    assert row.status == "match"
+    for word in ("t(9)", "√(1 + 1/10)", "standard error", f"{spread:.3g}"):
+        assert word in row.tolerance_reason
+
+
+def test_a_monte_carlo_row_does_not_follow_one_seed():
+    # the first seed alone sits far from the paper's value; the interval over the seeds decides
+    runs = [0.70, 0.80, 0.81, 0.79, 0.80, 0.82, 0.78, 0.80, 0.81, 0.79]
+    assert monte_carlo_row("lombardo", "q", 0.80, runs, run="r").status == "match"
+    tight = [0.80, 0.801, 0.799, 0.80, 0.80]
+    row = monte_carlo_row("lombardo", "q", 0.81, tight, run="r", why_may_differ="other model")
+    assert row.status == "differs (explained)"
+    with pytest.raises(ValueError, match="no explanation"):
+        monte_carlo_row("lombardo", "q", 0.81, tight, run="r")
+
+
+@pytest.mark.parametrize("runs", [[0.5], [0.5, math.nan]])
+def test_a_monte_carlo_row_needs_two_finite_runs(runs):
+    with pytest.raises(ValueError, match="2 finite"):
+        monte_carlo_row("lombardo", "q", 0.5, runs, run="r")
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,13 +213,25 @@ def test_the_text_table_shows_each_row_and_a_shared_note_once(stand_in_paper):
         assert sum(line.startswith(quantity) for line in lines) == 1
     pearson = next(line for line in lines if line.startswith("Pearson (%)"))
     assert pearson.split()[2:6] == ["43.90", "29.84", "-14.1", "±0.005"]  # as the paper prints it
-    assert pearson.endswith("differs (explained)")
+    assert pearson.endswith("recomputed  differs (explained)")
+    assert lines[1].split() == [
+        "quantity",
+        "paper",
+        "ours",
+        "difference",
+        "tolerance",
+        "basis",
+        "status",
+    ]
+    network = next(line for line in lines if line.startswith("word2vec Pearson (%)"))
+    assert network.split()[-4:] == ["-", "-", "needs", "network"]  # no basis: not computed
     assert text.count(SHARED_NOTE) == 1  # once, after the Spearman row that shares it
     assert (
         lines.index(f"    {SHARED_NOTE}")
         == lines.index(next(line for line in lines if line.startswith("Spearman (%)"))) + 1
     )
     assert f"    run: {COMMAND}" in lines  # on a line of its own, whole
+    assert lines[-2] == "Computed rows by basis: 3 recomputed."
     assert lines[-1] == "4 rows: 1 match, 2 differs (explained), 1 needs network."
 
 
@@ -174,8 +240,45 @@ def test_the_markdown_has_one_table_row_per_row(stand_in_paper):
     table = [line for line in markdown.splitlines() if line.startswith("| ")]
     assert len(table) == 1 + 4  # the header and the rows
     assert table[2].startswith("| Pearson (%) | 43.90 | 29.84 | -14.1 | ±0.005 |")
+    assert table[0].startswith("| Quantity | Paper | Ours | Difference | Tolerance | Basis |")
+    assert table[2].split(" | ")[5:7] == ["recomputed", "differs (explained)"]
     assert f"Run: `{COMMAND}`" in table[4]
     assert "Vectors: toy vectors (3 words x 2)." in markdown
+    assert "Computed rows by basis: 3 recomputed." in markdown
+
+
+def test_the_tables_count_the_computed_rows_by_basis_and_show_a_standard_error():
+    from sts_extras.reproduce.report import PaperRows, ReproductionReport
+
+    rows = (
+        computed_row("dscs", "sum", 3, 3, tolerance=0, tolerance_reason="r"),
+        computed_row(
+            "dscs",
+            "mean",
+            2,
+            2,
+            tolerance=0,
+            tolerance_reason="r",
+            basis="arithmetic on printed numbers",
+        ),
+        computed_row("dscs", "n", 50, 50, tolerance=0, tolerance_reason="r", basis="packaged data"),
+        monte_carlo_row("dscs", "simulated", 0.5, [0.49, 0.51, 0.50, 0.52], run="r"),
+        network_row("dscs", "not computed", 1.0, command=COMMAND),
+    )
+    report = ReproductionReport(papers=(PaperRows("dscs", "c", rows),), versions={})
+    assert report.basis_counts() == {
+        "recomputed": 2,
+        "arithmetic on printed numbers": 1,
+        "packaged data": 1,
+    }
+    counted = (
+        "Computed rows by basis: 2 recomputed, 1 packaged data, 1 arithmetic on printed numbers."
+    )
+    assert counted in format_text(report).splitlines()
+    assert counted in format_markdown(report)
+    simulated = next(line for line in format_text(report).splitlines() if "simulated" in line)
+    assert "0.505 (SE 0.0065)" in simulated
+    assert "| arithmetic on printed numbers | match |" in format_markdown(report)
 
 
 def test_the_json_holds_every_field_of_every_row(stand_in_paper):
@@ -187,7 +290,10 @@ def test_the_json_holds_every_field_of_every_row(stand_in_paper):
     assert paper["paper"] == "dscs" and paper["citation"] == stand_in_paper.CITATION
     for record, row in zip(paper["rows"], report.rows, strict=True):
         assert set(record) == ROW_FIELDS | {"difference"}
-        assert record == {**dataclasses.asdict(row), "difference": row.difference}
+        # through JSON, as the record is (the replicates, a tuple, come back as a list)
+        expected = json.loads(json.dumps({**dataclasses.asdict(row), "difference": row.difference}))
+        assert record == expected
+        assert record["basis"] == row.basis and record["replicates"] == []
     assert data["vectors"] == ["toy vectors (3 words x 2)"]
 
 
@@ -201,6 +307,23 @@ def test_a_value_that_is_not_finite_is_written_as_null():
     record = report_json(report)["papers"][0]["rows"][0]
     assert record["ours"] is None and record["difference"] is None
     json.dumps(report_json(report), allow_nan=False)
+
+
+def test_the_readme_section_folds_each_paper_and_lists_each_command_once(stand_in_paper):
+    report = reproduce("dscs")
+    section = format_readme_section(report)
+    lines = section.splitlines()
+    assert lines[0] == "### The table as it prints today"
+    assert lines[2].startswith("4 rows: 1 match, 2 differs (explained), 1 needs network. ")
+    assert (
+        "<details><summary><code>dscs</code>: 4 rows (1 match, 2 differs (explained), 1 needs "
+        "network)</summary>" in lines
+    )
+    assert lines.count("</details>") == 1
+    table = [line for line in lines if line.startswith("| ")]
+    assert table == [line for line in format_markdown(report).splitlines() if line.startswith("| ")]
+    assert f"  - 1 row: `{COMMAND}`" in lines
+    assert section.endswith("\n\n") and not section.endswith("\n\n\n")
 
 
 def test_write_report_writes_both_files_and_nothing_else(stand_in_paper, tmp_path):

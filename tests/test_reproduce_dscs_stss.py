@@ -68,6 +68,15 @@ def test_dscs_description_numbers_are_reproduced_exactly(dscs_rows, words, publi
     _assert_reproduced(_row(dscs_rows, *words), published, 0)
 
 
+def test_dscs_rows_name_their_basis(dscs_rows):
+    # the description is counted in the packaged table; readability and GloVe go through the
+    # package's code (describe, the models)
+    for start in ("Sec. 4: sentence", "Sec. 4: unique", "Sec. 4: most", "Sec. 4.1: ratings"):
+        assert _row(dscs_rows, start).basis == "packaged data"
+    for words in (("12th grader",), ("glove-6b-50d", "Pearson"), ("glove-6b-50d", "Spearman")):
+        assert _row(dscs_rows, *words).basis == "recomputed"
+
+
 def test_dscs_share_below_grade_10_differs_and_says_why(dscs_rows):
     row = _row(dscs_rows, "Sec. 4.2: sentences", "below 10")
     assert row.paper_value == 25.0 and row.tolerance == 0.5  # a whole percent
@@ -238,9 +247,7 @@ def test_without_textstat_the_readability_rows_say_how_to_get_it(monkeypatch):
     ("words", "published", "tolerance"),
     [
         (("usable sentence pairs",), 64, 0),
-        (("calibration pairs",), 2, 0),
-        (("sum of the 64 mean",), 129.48, 0.005),  # born-digital report (DESIGN.md errata)
-        (("sum of the 64 standard",), 45.32, 0.005),
+        (("Part A: calibration pairs",), 2, 0),  # part B's n=64 row names them too
         (("SP99, mean",), 3.96, 0.005),
         (("SP99, sd",), 0.16, 0.005),
         (("SP129, mean",), 0.11, 0.005),
@@ -251,15 +258,40 @@ def test_stss131_table_numbers_are_reproduced(stss_rows, words, published, toler
     _assert_reproduced(_row(stss_rows, *words), published, tolerance)
 
 
-def test_stss131_sums_computed_a_second_way_from_the_csv(stss_rows):
+def test_stss131_sums_are_a_checksum_of_our_copy_not_a_paper_row(stss_rows):
+    # the report prints neither sum: they check the packaged table (DESIGN.md), not the paper
     usable = [row for row in _package_table("stss131") if row["calibration"] == "False"]
     assert len(usable) == 64
-    assert _row(stss_rows, "sum of the 64 mean").ours == pytest.approx(
-        math.fsum(float(row["score"]) for row in usable), abs=1e-12
-    )
-    assert _row(stss_rows, "sum of the 64 standard").ours == pytest.approx(
-        math.fsum(float(row["sd"]) for row in usable), abs=1e-12
-    )
+    assert round(math.fsum(float(row["score"]) for row in usable), 2) == 129.48
+    assert round(math.fsum(float(row["sd"]) for row in usable), 2) == 45.32
+    assert stss131.CHECKSUM == {"score": 129.48, "sd": 45.32}
+    assert not [row for row in stss_rows.values() if row.paper_value in (129.48, 45.32)]
+    assert not [quantity for quantity in stss_rows if "sum" in quantity]
+
+
+def test_stss131_64_usable_pairs_are_cited_from_part_b(stss_rows):
+    # part B prints "n=64 (64 Sentence Pairs without the two calibration pairs)"; part A only
+    # lists SP66-SP131 and calls two of them calibration pairs
+    row = _row(stss_rows, "usable sentence pairs")
+    assert row.quantity.startswith("Part B: ") and "n=64" in row.quantity
+    assert _row(stss_rows, "calibration pairs (from STSS-65)").quantity.startswith("Part A: ")
+
+
+def test_stss131_sp129_sd_says_which_of_the_two_printed_readings_it_uses(stss_rows):
+    # our OCR copy prints 0.42 on the pair's first line and 0.43 on the next
+    assert stss131.SP129_SD_READINGS == (0.42, 0.43)
+    row = _row(stss_rows, "SP129, sd")
+    assert row.paper_value == 0.43 and row.status == "match"
+    for words in ("0.42", "0.43", "We use 0.43", "middle", "SP115", "differ by 0.01"):
+        assert words in row.why_may_differ
+    # read as 0.42 the row would not match
+    assert abs(row.ours - 0.42) > row.tolerance
+
+
+def test_stss131_rows_name_their_basis(stss_rows):
+    for quantity, row in stss_rows.items():
+        expected = "recomputed" if quantity.startswith("Part B, ") else "packaged data"
+        assert row.basis == expected, quantity
 
 
 def _meng_z(r_jk, r_jh, r_kh, n):

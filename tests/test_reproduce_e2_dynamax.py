@@ -50,6 +50,16 @@ def test_each_offline_row_is_within_its_tolerance_or_explains_why_not(row):
         assert "79.30" in row.why_may_differ
 
 
+def test_offline_rows_name_their_basis():
+    # §2 runs maxpool_similarity; Table 1 from Table 6 and Appendix D only add up printed numbers
+    for row in OFFLINE:
+        expected = (
+            "recomputed" if row.quantity.startswith("§2,") else "arithmetic on printed numbers"
+        )
+        assert row.basis == expected, row.quantity
+    assert sum(row.basis == "arithmetic on printed numbers" for row in OFFLINE) == 28 + 6
+
+
 def test_section2_sets_share_no_word_so_every_measure_is_0():
     a, b = {"he", "has", "a", "cat"}, {"she", "had", "one", "dog"}
     assert len(a & b) / len(a | b) == 0  # classical Jaccard

@@ -14,7 +14,8 @@
 * **Metrics**: each ``metrics/<name>/README.md`` card (its Hub front matter dropped).
 
 The navigation (``nav``) is built here too, in that order, with the hand-written pages of
-``docs/`` (``api-conventions.md``, the example leaderboard report) in their places.
+``docs/`` (``api-conventions.md``, ``calibration.md``, the example leaderboard report) in their
+places.
 """
 
 from __future__ import annotations
@@ -277,6 +278,7 @@ def on_config(config: Any) -> Any:
         {"Home": home[1]},
         {"Guide": [{_heading_text(title): path} for title, path, _ in guide]},
         {"API conventions": "api-conventions.md"},
+        {"Calibration": "calibration.md"},
         {"API reference": [{title: path} for title, path, _ in _PAGES["api"]]},
         {"Metric cards": [{title: path} for title, path, _ in _PAGES["metrics"]]},
         {"Example leaderboard report": "leaderboard/leaderboard.md"},

@@ -12,12 +12,14 @@ from __future__ import annotations
 __all__ = [
     "ADJUST_METHODS",
     "ALTERNATIVES",
+    "COMPARISON_METHODS",
     "DATASET_NAMES",
     "DEFAULT_MIN_AGREEMENT",
     "DEFAULT_OUTPUT",
     "DEPENDENT_METHODS",
     "DISTRIBUTIONS",
     "FIGURE_FORMATS",
+    "INTERVAL_METHODS",
     "MIN_RESAMPLES",
     "PAPER_NAMES",
     "UPDATES",
@@ -36,6 +38,10 @@ DEPENDENT_METHODS = (
     "olkin1967",
     "pearson1898",
 )
+#: :data:`sts_extras.stats.intervals.DIFFERENCE_METHODS`
+INTERVAL_METHODS = ("wilcox2009", "jackknife-t", "percentile", "BCa")
+#: :data:`sts_extras.stats.model_comparison.COMPARISON_METHODS`
+COMPARISON_METHODS = ("auto", *INTERVAL_METHODS, *DEPENDENT_METHODS)
 #: :data:`sts_extras.stats.dependent.ALTERNATIVES`
 ALTERNATIVES = ("two-sided", "greater", "less")
 #: :data:`sts_extras.stats.multiple.ADJUST_METHODS`

@@ -85,8 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--adjust",
         metavar="METHOD",
-        help="p-value adjustment over the pairs of a task: "
-        f"{_one_of(choices.ADJUST_METHODS)} (default: holm)",
+        help="adjustment over all pairs of models of a task: "
+        f"{_one_of(choices.ADJUST_METHODS)} (default: holm); a pair is significant (†) when "
+        "its interval, shown at the per-pair level that matches the adjustment, excludes 0",
     )
     parser.add_argument(
         "--bins",
@@ -184,7 +185,9 @@ def _add_collect_arguments(parser: argparse.ArgumentParser) -> None:
         "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default: 10000)"
     )
     _add_method_options(settings, default_shown=False)
-    settings.add_argument("--adjust", metavar="METHOD", help="p-value adjustment")
+    settings.add_argument(
+        "--adjust", metavar="METHOD", help="adjustment over all pairs of models of a task"
+    )
     settings.add_argument("--bins", type=int, metavar="K", help="bins of the scaled Pearson")
     settings.add_argument(
         "--round-scores",
@@ -214,13 +217,16 @@ def run_collect(args: argparse.Namespace) -> int:
 def _add_method_options(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup, *, default_shown: bool
 ) -> None:
-    """``--method`` (the test of two dependent correlations) and its deprecated old name
-    ``--test``, which still works with a warning."""
+    """``--method`` (the procedure of the pair decisions) and its deprecated old name ``--test``,
+    which still works with a warning."""
     parser.add_argument(
         "--method",
         metavar="METHOD",
-        help=f"test of two dependent correlations: {_one_of(choices.DEPENDENT_METHODS)}"
-        + (" (default: meng1992)" if default_shown else ""),
+        help="procedure of the pair decisions of every task: auto (the method the calibration "
+        "suite measured best at the task's n; the report names it with its measured type-I "
+        f"error and coverage), an interval of r1 - r2 ({', '.join(choices.INTERVAL_METHODS)}) or a "
+        f"test of two dependent correlations with Zou's interval "
+        f"({_one_of(choices.DEPENDENT_METHODS)})" + (" (default: auto)" if default_shown else ""),
     )
     parser.add_argument(
         "--test", metavar="METHOD", help="deprecated name of --method (removed in 0.4)"

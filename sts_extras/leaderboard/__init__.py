@@ -2,8 +2,11 @@
 
 For each model × task: Pearson r, Spearman ρ, the scaled Pearson over equal-width bins of the
 gold scale with the r of each bin (Atoum 2019), and the top-rank-weighted ρ_w and τ_w (Lombardo
-et al. 2020); for each model against a baseline: Δr with a BCa bootstrap interval and Meng,
-Rosenthal & Rubin's (1992) dependent-correlation z test, Holm-adjusted within each task.
+et al. 2020); for every pair of models of a task (and so for each model against a baseline): Δr
+with ONE decision, the calibrated method's (``method="auto"``) p-value Holm-adjusted over the
+task's pairs and the interval at the matching per-pair level, which excludes 0 exactly when the
+pair is significant (†); each task says which method it used and what the calibration suite
+measured for it at the task's n.
 Writes ``leaderboard.md``, ``.csv``, ``.json``, ``.tex`` (booktabs tables) and ``.html`` (one
 offline page), the figures (PDF and PNG by default), MTEB's own result files and the cell records
 (``cells/``) that ``sts-extras leaderboard collect`` reads.

@@ -13,11 +13,13 @@ before any model is loaded, with a :class:`~sts_extras.errors.UserInputError` (a
 or :class:`~sts_extras.errors.UserInputTypeError` (also a ``TypeError``) naming the field.
 
 The part of the settings that changes the numbers of a report (:class:`RunSettings`: seed,
-resamples, bins, test, adjustment, rounding, score range) is its *record*
-(:meth:`LeaderboardSettings.to_record`): every cell records it in its identity, the plan of a run
-holds it, ``leaderboard.json`` writes it under ``"settings"``, and ``collect`` refuses to merge
-cells whose records differ. The record is read back from other people's folders, so it is parsed
-through its schema (a strict :class:`~sts_extras.io.records.Record`) and checked by the same rules.
+resamples, bins, the method of the pair decisions, the adjustment, rounding, score range) is its
+*record* (:meth:`LeaderboardSettings.to_record`): every cell records it in its identity, the plan
+of a run holds it, ``leaderboard.json`` writes it under ``"settings"``, and ``collect`` refuses to
+merge cells whose records differ. The record is read back from other people's folders, so it is
+parsed through its schema (a strict :class:`~sts_extras.io.records.Record`) and checked by the
+same rules. (A record of before 0.3's calibrated methods, whose ``method`` named a dependent
+test such as ``"meng1992"``, still parses: that test is one of the methods.)
 
 Both are pydantic models (the house's validated-record style, :mod:`sts_extras.io.records`):
 frozen, no unknown fields, strict types (``True`` is not a count, ``"3"`` is not a number).
@@ -42,7 +44,7 @@ from sts_extras.io.records import Record
 from sts_extras.leaderboard.reports.writers import DEFAULT_FIGURE_FORMATS, check_figure_formats
 from sts_extras.leaderboard.run.resolve import check_n_resamples
 from sts_extras.limits import MAX_BINS, max_local_workers
-from sts_extras.stats.dependent import DEPENDENT_METHODS
+from sts_extras.stats.model_comparison import COMPARISON_METHODS
 from sts_extras.stats.multiple import ADJUST_METHODS
 
 __all__ = [
@@ -90,7 +92,7 @@ def _check_statistics(
     check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
     check_n_resamples(n_resamples)
     check_count(bins, "bins", MAX_BINS, why="more bins than items are empty")
-    check_choice(method, "method", DEPENDENT_METHODS)
+    check_choice(method, "method", COMPARISON_METHODS)
     check_choice(adjust, "adjust", ADJUST_METHODS)
 
 
@@ -160,11 +162,18 @@ class LeaderboardSettings(Record):
     bins : int, default 3
         Equal-width bins of the gold scale for the scaled Pearson (at most
         :data:`~sts_extras.limits.MAX_BINS`).
-    method : str, default "meng1992"
-        Test of two dependent correlations (one of
-        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`; CLI ``--method``).
+    method : str, default "auto"
+        The procedure of the pair decisions of every task (CLI ``--method``), one of
+        :data:`~sts_extras.stats.model_comparison.COMPARISON_METHODS`: ``"auto"`` (the method
+        the calibration suite measured best at the task's n; each task's result names the one
+        chosen and its measured size and coverage), an interval method of r1 - r2
+        (``"wilcox2009"``, ``"jackknife-t"``, ``"percentile"``, ``"BCa"``) or a closed-form
+        test of two dependent correlations (``"meng1992"``, ...; its interval is Zou's).
     adjust : str, default "holm"
-        p-value adjustment within a task (one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`).
+        Adjustment over all pairs of models of a task (one of
+        :data:`~sts_extras.stats.multiple.ADJUST_METHODS`): a pair is significant when its
+        adjusted p-value is below 1 - 0.95, which is exactly when its interval, shown at the
+        per-pair level that matches the adjustment, excludes 0.
     round_scores : bool, default False
         Round system scores to 3 decimals before every statistic (STSS-131 guidance).
     score_range : (float, float), optional
@@ -224,7 +233,7 @@ class LeaderboardSettings(Record):
     seed: int = 0
     n_resamples: int = 10000
     bins: int = 3
-    method: str = "meng1992"
+    method: str = "auto"
     adjust: str = "holm"
     round_scores: bool = False
     score_range: tuple[float, float] | None = None
@@ -307,7 +316,7 @@ class LeaderboardSettings(Record):
     @field_validator("method", mode="before")
     @classmethod
     def _method(cls, value: object) -> str:
-        return check_choice(value, "method", DEPENDENT_METHODS)
+        return check_choice(value, "method", COMPARISON_METHODS)
 
     @field_validator("adjust", mode="before")
     @classmethod
@@ -434,7 +443,7 @@ def _user_error(error: ValidationError) -> UserInputError:
     where = ".".join(str(part) for part in first["loc"])
     if first["type"] == "extra_forbidden":
         known = list(LeaderboardSettings.model_fields)
-        hint = "the dependent-correlation test is `method`" if where == "test" else ""
+        hint = "the method of the pair decisions is `method`" if where == "test" else ""
         close = difflib.get_close_matches(where, known, n=1)
         if not hint and close:
             hint = f"the closest is `{close[0]}`"

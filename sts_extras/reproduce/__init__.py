@@ -3,7 +3,9 @@
 An application layer: the paper modules (:mod:`~sts_extras.reproduce.dscs`,
 :mod:`~sts_extras.reproduce.stss131`, :mod:`~sts_extras.reproduce.scaled_pearson`,
 :mod:`~sts_extras.reproduce.lombardo`, :mod:`~sts_extras.reproduce.dynamax`) recompute what can
-be recomputed offline through the library and list the rest with the command that reproduces it;
+be recomputed offline through the library, check the packaged datasets and the arithmetic of the
+papers' printed numbers (each row names which: its ``basis``), and list the rest with the command
+that reproduces it;
 :mod:`~sts_extras.reproduce.report` gathers and renders them, and
 :mod:`~sts_extras.reproduce.network` runs the commands whose sources the user makes reachable
 (``--source NAME=PATH``, ``--online``) and fills their rows. Nothing in the library imports
@@ -15,6 +17,7 @@ from sts_extras.reproduce.report import (
     PaperRows,
     ReproductionReport,
     format_markdown,
+    format_readme_section,
     format_text,
     report_json,
     reproduce,
@@ -23,8 +26,10 @@ from sts_extras.reproduce.report import (
 from sts_extras.reproduce.rows import (
     LeaderboardReading,
     ReproducedRow,
+    RowBasis,
     RowStatus,
     computed_row,
+    monte_carlo_row,
     network_row,
 )
 
@@ -35,10 +40,13 @@ __all__ = [
     "PaperRows",
     "ReproducedRow",
     "ReproductionReport",
+    "RowBasis",
     "RowStatus",
     "computed_row",
     "format_markdown",
+    "format_readme_section",
     "format_text",
+    "monte_carlo_row",
     "network_row",
     "paper_keys",
     "paper_module",

@@ -4,11 +4,15 @@
 gathers their rows with the versions of the libraries that computed them (and, given local
 sources or the network, runs the commands of the rows that need them:
 :mod:`~sts_extras.reproduce.network`). :func:`format_text`
-is the terminal table ("paper value | ours | difference | status", then why a row may differ or
-the command that reproduces it), :func:`format_markdown` the same as Markdown tables (the README
-section "Reproducing the papers" shows it), :func:`report_json` every field of every row plus the
-versions and the vectors used, and :func:`write_report` writes ``reproduce.md`` and
-``reproduce.json`` into a folder, each file atomically.
+is the terminal table ("paper value | ours | difference | tolerance | basis | status", then why a
+row may differ or the command that reproduces it; a Monte Carlo row shows the standard error of
+ours beside it), :func:`format_markdown` the same as Markdown tables,
+:func:`format_readme_section` the README's block "The table as it prints today" (those tables
+folded per paper, and the commands of the rows not computed), :func:`report_json` every field of
+every row plus the versions and the vectors used, and :func:`write_report` writes
+``reproduce.md`` and ``reproduce.json`` into a folder, each file atomically. The basis column
+says what each computed row's match shows (:data:`~sts_extras.reproduce.rows.RowBasis`), and
+every report counts the computed rows by basis above its summary line.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.reproduce.papers import ALL, paper_keys, paper_module
-from sts_extras.reproduce.rows import ReproducedRow
+from sts_extras.reproduce.rows import BASES, ReproducedRow
 
 __all__ = [
     "JSON_FILE",
@@ -34,6 +38,7 @@ __all__ = [
     "PaperRows",
     "ReproductionReport",
     "format_markdown",
+    "format_readme_section",
     "format_text",
     "report_json",
     "reproduce",
@@ -90,6 +95,15 @@ class ReproductionReport:
         counts: dict[str, int] = {}
         for row in self.rows:
             counts[row.status] = counts.get(row.status, 0) + 1
+        return counts
+
+    def basis_counts(self) -> dict[str, int]:
+        """How many of the computed rows (``ours`` not None) have each basis
+        (:data:`~sts_extras.reproduce.rows.RowBasis`)."""
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            if row.ours is not None:
+                counts[row.basis] = counts.get(row.basis, 0) + 1
         return counts
 
 
@@ -209,15 +223,24 @@ def _tolerance(row: ReproducedRow) -> str:
     return "-" if row.ours is None else f"±{_number(row.tolerance)}"
 
 
+def _ours(row: ReproducedRow) -> str:
+    """Our value; for a Monte Carlo row (a mean over seeds) with its standard error."""
+    error = row.standard_error
+    if row.ours is None or error is None:
+        return _number(row.ours)
+    return f"{_number(row.ours)} (SE {error:.2g})"
+
+
 def _cells(row: ReproducedRow) -> tuple[str, ...]:
     """A row's columns as both tables show them: quantity, paper value, ours, difference,
-    tolerance, status."""
+    tolerance, basis, status."""
     return (
         row.quantity,
         _paper_number(row),
-        _number(row.ours),
+        _ours(row),
         _difference(row),
         _tolerance(row),
+        "-" if row.ours is None else row.basis,
         row.status,
     )
 
@@ -238,21 +261,25 @@ def _note_lines(row: ReproducedRow) -> list[str]:
     return lines
 
 
-def _summary_line(report: ReproductionReport) -> str:
-    counts = report.counts()
+def _counts_words(counts: Mapping[str, int]) -> str:
     order = ("match", "differs (explained)", "needs network", "needs data")
-    shown = ", ".join(f"{counts[status]} {status}" for status in order if counts.get(status))
-    return f"{len(report.rows)} rows: {shown}."
+    return ", ".join(f"{counts[status]} {status}" for status in order if counts.get(status))
+
+
+def _summary_line(report: ReproductionReport) -> str:
+    return f"{len(report.rows)} rows: {_counts_words(report.counts())}."
 
 
 def format_text(report: ReproductionReport) -> str:
     """The terminal table: per paper, one line per row, then its explanation or command.
 
-    Each row reads "quantity | paper value | ours | difference | tolerance | status"; a row that
-    may differ, or that needs the network, is followed by indented lines saying why and giving
-    the command that reproduces it (once for consecutive rows that share them).
+    Each row reads "quantity | paper value | ours | difference | tolerance | basis | status"
+    (ours with its standard error for a Monte Carlo row; basis and tolerance "-" for a row not
+    computed). A row that may differ, or that needs the network, is followed by indented lines
+    saying why and giving the command that reproduces it (once for consecutive rows that share
+    them). The last lines count the computed rows by basis, then every row by status.
     """
-    header = ("quantity", "paper", "ours", "difference", "tolerance", "status")
+    header = ("quantity", "paper", "ours", "difference", "tolerance", "basis", "status")
     lines: list[str] = []
     for paper in report.papers:
         cells = [_cells(row) for row in paper.rows]
@@ -270,7 +297,7 @@ def format_text(report: ReproductionReport) -> str:
                 lines += _note_lines(row)
     if report.notes:
         lines += ["", *(f"note: {note}" for note in report.notes)]
-    lines += ["", _summary_line(report)]
+    lines += ["", *_basis_lines(report), _summary_line(report)]
     return "\n".join(lines)
 
 
@@ -279,10 +306,10 @@ def _explained_alike(row: ReproducedRow, other: ReproducedRow) -> bool:
 
 
 def _aligned(cells: tuple[str, ...], widths: list[int]) -> str:
-    """Left-align the text columns (first and last), right-align the numbers."""
-    last = len(cells) - 1
+    """Left-align the text columns (quantity, basis, status), right-align the numbers."""
+    text = (0, len(cells) - 2, len(cells) - 1)
     return "  ".join(
-        cell.ljust(width) if index in (0, last) else cell.rjust(width)
+        cell.ljust(width) if index in text else cell.rjust(width)
         for index, (cell, width) in enumerate(zip(cells, widths, strict=True))
     ).rstrip()
 
@@ -291,28 +318,42 @@ def _markdown_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _markdown_table(paper: PaperRows) -> list[str]:
+    """A paper's citation and its rows as one Markdown table."""
+    lines = [
+        _markdown_cell(paper.citation),
+        "",
+        "| Quantity | Paper | Ours | Difference | Tolerance | Basis | Status | Why it may differ |",
+        "|---|---:|---:|---:|---:|---|---|---|",
+    ]
+    for row in paper.rows:
+        note = row.why_may_differ
+        if row.command:
+            note = f"{note} Run: `{row.command}`".strip()
+        cells = (*_cells(row), note)
+        lines.append("| " + " | ".join(_markdown_cell(cell) for cell in cells) + " |")
+    return lines
+
+
+def _basis_lines(report: ReproductionReport) -> list[str]:
+    """One line counting the computed rows by basis (none when no row was computed)."""
+    counts = report.basis_counts()
+    if not counts:
+        return []
+    shown = ", ".join(f"{counts[basis]} {basis}" for basis in BASES if counts.get(basis))
+    return [f"Computed rows by basis: {shown}."]
+
+
 def format_markdown(report: ReproductionReport) -> str:
     """The report as Markdown: one table per paper, then the summary and the versions."""
     lines = ["# Reproducing the papers", ""]
     for paper in report.papers:
-        lines += [
-            f"## {paper.paper}",
-            "",
-            _markdown_cell(paper.citation),
-            "",
-            "| Quantity | Paper | Ours | Difference | Tolerance | Status | Why it may differ |",
-            "|---|---:|---:|---:|---:|---|---|",
-        ]
-        for row in paper.rows:
-            note = row.why_may_differ
-            if row.command:
-                note = f"{note} Run: `{row.command}`".strip()
-            cells = (*_cells(row), note)
-            lines.append("| " + " | ".join(_markdown_cell(cell) for cell in cells) + " |")
-        lines.append("")
+        lines += [f"## {paper.paper}", "", *_markdown_table(paper), ""]
     lines += [f"- Note: {_markdown_cell(note)}" for note in report.notes]
     if report.notes:
         lines.append("")
+    for line in _basis_lines(report):
+        lines += [line, ""]
     lines.append(_summary_line(report))
     versions = ", ".join(
         f"{name} {version}" for name, version in report.versions.items() if version
@@ -321,6 +362,63 @@ def format_markdown(report: ReproductionReport) -> str:
     if report.vectors:
         lines.append(f"Vectors: {'; '.join(report.vectors)}.")
     return "\n".join(lines) + "\n"
+
+
+def format_readme_section(report: ReproductionReport) -> str:
+    """The README's "The table as it prints today" block, regenerated from ``report``.
+
+    The summary and the versions, each paper's Markdown table folded in a ``<details>`` element,
+    then "The rows that need the network or unpublished data, and their commands": per paper,
+    each distinct command once with the number of rows it gives, in the order of the rows. The
+    README's block from its heading ``### The table as it prints today`` up to the next ``## ``
+    heading is exactly this text; regenerate it with::
+
+        python -c "from sts_extras.reproduce.report import format_readme_section, reproduce; \\
+        print(format_readme_section(reproduce()), end='')"
+
+    Returns
+    -------
+    str
+        Markdown, ending with one blank line.
+    """
+    versions = ", ".join(
+        f"{name} {version}" for name, version in report.versions.items() if version
+    )
+    lines = ["### The table as it prints today", ""]
+    lines += [f"{_summary_line(report)} Computed with {versions}.", ""]
+    for line in _basis_lines(report):
+        lines += [line, ""]
+    for paper in report.papers:
+        counts: dict[str, int] = {}
+        for row in paper.rows:
+            counts[row.status] = counts.get(row.status, 0) + 1
+        lines += [
+            f"<details><summary><code>{paper.paper}</code>: {len(paper.rows)} rows "
+            f"({_counts_words(counts)})</summary>",
+            "",
+            *_markdown_table(paper),
+            "",
+            "</details>",
+            "",
+        ]
+    lines += [
+        "### The rows that need the network or unpublished data, and their commands",
+        "",
+        "Each command prints (or, for `describe`, reports) the number in its row.",
+        "",
+    ]
+    for paper in report.papers:
+        commands: dict[str, int] = {}
+        for row in paper.rows:
+            if row.ours is None and row.command:
+                commands[row.command] = commands.get(row.command, 0) + 1
+        if commands:
+            lines.append(f"- `{paper.paper}`:")
+            lines += [
+                f"  - {count} row{'s' if count > 1 else ''}: `{command}`"
+                for command, count in commands.items()
+            ]
+    return "\n".join(lines) + "\n\n"
 
 
 def _json_number(value: float | None) -> float | None:
@@ -333,6 +431,7 @@ def _row_record(row: ReproducedRow) -> dict[str, Any]:
     record["paper_value"] = _json_number(row.paper_value)
     record["ours"] = _json_number(row.ours)
     record["difference"] = _json_number(row.difference)
+    record["replicates"] = list(row.replicates)  # JSON's array, as it reads back
     return record
 
 

@@ -48,6 +48,7 @@ from sts_extras._validation import (
     check_not_constant,
     check_open_unit_interval,
     check_sample_size,
+    check_seed,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.stats._common import (
@@ -55,6 +56,17 @@ from sts_extras.stats._common import (
     check_not_perfect,
     correlation_matrix,
     statistic_pvalue,
+)
+from sts_extras.stats.bootstrap import (
+    BOOTSTRAP_METHODS,
+    check_resample_count,
+    paired_difference,
+    resolve_method,
+)
+from sts_extras.stats.calibration import (
+    MeasuredLevel,
+    measured_for_data,
+    warn_if_uncalibrated,
 )
 from sts_extras.stats.multiple import holm_adjust
 from sts_extras.stats.results import ConfidenceInterval, levelled_interval
@@ -182,6 +194,12 @@ class DependentCorrelationResult:
         Level of ``confidence_interval``.
     correlation : str or None
         ``"pearson"``/``"spearman"`` when computed from data, ``None`` when r's were given.
+    calibration : MeasuredLevel or None
+        From data (:func:`compare_dependent_correlations`): what the calibration suite measured
+        for ``method`` at the grid n nearest to ``n`` (``docs/calibration.md``).
+    n_resamples : int or None
+        Bootstrap resamples drawn (with a defined difference) for a resampling ``method``;
+        ``None`` for the closed-form tests.
     """
 
     statistic: float
@@ -196,6 +214,8 @@ class DependentCorrelationResult:
     df: float | None = None
     confidence_level: float = 0.95
     correlation: str | None = None
+    calibration: MeasuredLevel | None = None
+    n_resamples: int | None = None
 
     @property
     def difference(self) -> float:
@@ -366,6 +386,14 @@ def dependent_correlation_test(
 
     The popular Python snippets labelled "Steiger's test" compute Williams' t.
 
+    **Measured calibration** (``docs/calibration.md``; 2,000 simulated data sets per cell, worst
+    of two settings, alpha = 0.05): all these tests assume normal data. Steiger's z at n = 50:
+    type-I error 4.5 % on normal data, 5.0 % on STS-like bounded, tied data and 4.7 % on real
+    STS Benchmark samples, but 22 % under heteroscedastic errors, 16 % under t(3) errors and
+    10 % on skewed data (at n = 250: 23 %, 27 % and 10 %); Meng's and Williams' are within half
+    a point of it. :func:`compare_dependent_correlations` attaches these numbers to its result
+    (``calibration``) and warns; its default, ``method="auto"``, is calibrated.
+
     References
     ----------
     .. [1] Steiger, J. H. (1980). Tests for comparing elements of a correlation matrix.
@@ -421,16 +449,28 @@ def compare_dependent_correlations(
     predictions2: ArrayLike,
     references: ArrayLike,
     *,
-    method: str = "steiger1980",
+    method: str = "auto",
     correlation: str = "pearson",
     alternative: str = "two-sided",
     confidence_level: float = 0.95,
+    n_resamples: int = 10000,
+    seed: int | np.random.Generator | None = 0,
 ) -> DependentCorrelationResult:
     """Test whether system 1 or system 2 correlates better with the same references.
 
     Computes r1 = r(predictions1, references), r2 = r(predictions2, references) and
-    r12 = r(predictions1, predictions2), then runs :func:`dependent_correlation_test` with
-    these ``r1, r2, r12`` and ``n`` = number of items.
+    r12 = r(predictions1, predictions2), then either resamples the items (the default and the
+    interval methods of :mod:`sts_extras.stats.intervals`) or runs the closed-form
+    :func:`dependent_correlation_test` with these ``r1, r2, r12`` and ``n``.
+
+    The default, ``method="auto"``, is the method the repository's calibration suite measured
+    best at this n (``docs/calibration.md``); ``result.method`` names it, ``result.calibration``
+    gives its measured type-I error and coverage. Its p-value and interval are one decision:
+    ``pvalue < 1 - confidence_level`` exactly when 0 lies outside ``confidence_interval``. The
+    seed tests keep their names and reproduce R's ``cocor`` to the digit, but assume normal data:
+    the suite measured Steiger's, Meng's and Williams' tests at about 20 % type-I error (for a
+    nominal 5 %) under heteroscedastic errors at n = 50 (``result.calibration`` has the numbers;
+    an :class:`~sts_extras.stats.calibration.UncalibratedWarning` says so).
 
     Parameters
     ----------
@@ -438,15 +478,29 @@ def compare_dependent_correlations(
         Scores of system 1 and system 2 for the same items.
     references : array_like of float
         Gold (human) scores of the items.
-    method, alternative, confidence_level
-        As in :func:`dependent_correlation_test`.
+    method : str, default "auto"
+        ``"auto"``, an interval method of
+        :data:`~sts_extras.stats.intervals.DIFFERENCE_METHODS` (``"wilcox2009"``,
+        ``"jackknife-t"``, ``"percentile"``, ``"BCa"``), or a closed-form test of
+        :data:`DEPENDENT_METHODS` (``"steiger1980"``, ``"meng1992"``, ...; their interval is
+        Zou's).
     correlation : {"pearson", "spearman"}
-        Correlation coefficient. With ``"spearman"`` the tests' Fisher-z variance 1/(n - 3) is an
-        approximation (the exact variance of z(rho_s) is about 1.06/(n - 3), Fieller et al. 1957).
+        Correlation coefficient. With ``"spearman"`` the closed-form tests' Fisher-z variance
+        1/(n - 3) is an approximation (the exact variance of z(rho_s) is about 1.06/(n - 3),
+        Fieller et al. 1957).
+    alternative : {"two-sided", "greater", "less"}
+        For the closed-form tests; the resampling methods are two-sided (other values raise).
+    confidence_level : float, default 0.95
+    n_resamples : int, default 10000
+        Bootstrap resamples of the resampling methods (ignored by the closed-form tests).
+    seed : None, int or numpy.random.Generator, default 0
+        Seed of the resamples: the same seed gives the same result.
 
     Returns
     -------
     DependentCorrelationResult
+        ``statistic`` (z or t of a closed-form test; r1 - r2 for a bootstrap method; t for
+        ``"jackknife-t"``), ``pvalue``, ``confidence_interval``, ``method``, ``calibration``, ...
 
     Raises
     ------
@@ -454,13 +508,21 @@ def compare_dependent_correlations(
         On length mismatch, NaN/inf, fewer than 4 items, constant input, identical (perfectly
         correlated) systems, unknown ``method``, ``correlation`` or ``alternative``.
 
+    Warns
+    -----
+    UncalibratedWarning
+        The method's measured type-I error or coverage at this n is outside the calibrated band.
+
     Examples
     --------
     >>> from sts_extras.stats.dependent import compare_dependent_correlations
     >>> gold = [0.1, 0.4, 0.35, 0.8, 0.6, 0.9, 0.2, 0.5]
     >>> sys1 = [0.2, 0.5, 0.3, 0.9, 0.5, 0.8, 0.1, 0.6]
     >>> sys2 = [0.3, 0.2, 0.6, 0.7, 0.4, 0.9, 0.5, 0.3]
-    >>> res = compare_dependent_correlations(sys1, sys2, gold, method="meng1992")
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # n = 8: far below the calibrated range
+    ...     res = compare_dependent_correlations(sys1, sys2, gold, method="meng1992")
     >>> round(res.r1, 3), round(res.r2, 3), round(res.r12, 3)
     (0.934, 0.662, 0.474)
     >>> round(res.statistic, 3), round(res.pvalue, 3)
@@ -470,21 +532,63 @@ def compare_dependent_correlations(
         4, predictions1=predictions1, predictions2=predictions2, references=references
     )
     correlation = check_choice(correlation, "correlation", CORRELATIONS)
+    method = check_choice(method, "method", (*BOOTSTRAP_METHODS, *DEPENDENT_METHODS))
+    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    level = check_open_unit_interval(confidence_level, "confidence_level")
     for array, name in ((p1, "predictions1"), (p2, "predictions2"), (ref, "references")):
         check_not_constant(array, name, what="the correlation")
     matrix = correlation_matrix(np.vstack([ref, p1, p2]), correlation)
     r1, r2, r12 = float(matrix[0, 1]), float(matrix[0, 2]), float(matrix[1, 2])
     check_not_perfect(r1, r2, r12, correlation)
-    result = dependent_correlation_test(
-        r1,
-        r2,
-        r12,
-        p1.size,
-        method=method,
-        alternative=alternative,
-        confidence_level=confidence_level,
+    n = p1.size
+    if method in DEPENDENT_METHODS:
+        result = dependent_correlation_test(
+            r1, r2, r12, n, method=method, alternative=alternative, confidence_level=level
+        )
+        measured = measured_for_data(method, correlation, ref)
+        warn_if_uncalibrated(measured, method, n, stacklevel=2)
+        return dataclasses.replace(result, correlation=correlation, calibration=measured)
+    if alternative != "two-sided":
+        raise UserInputError(
+            f"method={method!r} gives two-sided intervals and p-values; for "
+            f"alternative={alternative!r} read the side of the interval, or use a closed-form "
+            "test of DEPENDENT_METHODS."
+        )
+    resamples = check_resample_count(n_resamples, n)
+    rng = check_seed(seed)
+    chosen, measured = resolve_method(method, correlation, n, ref, stacklevel=2)
+    found = paired_difference(
+        p1,
+        p2,
+        ref,
+        correlation=correlation,
+        method=chosen,
+        n_resamples=resamples,
+        confidence_level=level,
+        rng=rng,
     )
-    return dataclasses.replace(result, correlation=correlation)
+    statistic = found.delta
+    if chosen == "jackknife-t":
+        low, high = found.low, found.high
+        half = (high - low) / 2.0
+        t_crit = float(stats.t.isf((1.0 - level) / 2.0, n - 1))
+        statistic = found.delta / (half / t_crit) if half > 0 else math.nan
+    return DependentCorrelationResult(
+        statistic=float(statistic),
+        pvalue=found.pvalue,
+        confidence_interval=ConfidenceInterval(found.low, found.high),
+        r1=r1,
+        r2=r2,
+        r12=r12,
+        n=n,
+        method=chosen,
+        alternative=alternative,
+        df=float(n - 1) if chosen == "jackknife-t" else None,
+        confidence_level=level,
+        correlation=correlation,
+        calibration=measured,
+        n_resamples=int(found.deltas.size),
+    )
 
 
 # --------------------------------------------------------------------------------------------

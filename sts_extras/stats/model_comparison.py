@@ -25,6 +25,7 @@ References
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import stats
 
 from sts_extras._deprecation import deprecated_property, renamed_keywords, warn_renamed
 from sts_extras._validation import (
@@ -49,19 +51,28 @@ from sts_extras.stats._common import check_not_perfect, correlation_matrix
 from sts_extras.stats.bootstrap import (
     BOOTSTRAP_CORRELATIONS,
     check_resample_count,
+    resolve_method,
     warn_few_resamples,
 )
+from sts_extras.stats.calibration import MeasuredLevel, measured_for_data, warn_if_uncalibrated
 from sts_extras.stats.dependent import (
     ALTERNATIVES,
     DEPENDENT_METHODS,
     dependent_correlation_test,
+    zou_dependent_interval,
+)
+from sts_extras.stats.intervals import (
+    DIFFERENCE_METHODS,
+    difference_intervals,
+    difference_pvalues,
 )
 from sts_extras.stats.multiple import ADJUST_METHODS, adjust_pvalues
 from sts_extras.stats.power import minimal_detectable_delta
-from sts_extras.stats.resampling import CORRELATION_ENGINES, bootstrap_intervals, resample_counts
+from sts_extras.stats.resampling import CORRELATION_ENGINES, resample_counts
 from sts_extras.stats.results import ArrayConfidenceInterval, ConfidenceInterval
 
 __all__ = [
+    "COMPARISON_METHODS",
     "MeanRankResult",
     "ModelComparisonResult",
     "PairComparison",
@@ -71,8 +82,11 @@ __all__ = [
     "top_model_detectable_deltas",
 ]
 
-# Pairs per block of the vectorised BCa step: bounds the (pairs x resamples) work arrays.
+# Pairs per block of the vectorised interval step: bounds the (pairs x resamples) work arrays.
 _PAIR_BLOCK_ELEMENTS = 1 << 21
+#: ``method=`` of :func:`compare_models`: ``"auto"`` (the calibrated choice), an interval method
+#: of r1 - r2, or a closed-form dependent-correlation test (its interval is Zou's).
+COMPARISON_METHODS = ("auto", *DIFFERENCE_METHODS, *DEPENDENT_METHODS)
 
 
 @dataclass(frozen=True)
@@ -87,14 +101,22 @@ class PairComparison:
     delta : float
         r1 - r2.
     confidence_interval : ConfidenceInterval
-        BCa interval ``(low, high)`` of r1 - r2 (NaN where BCa is undefined, see ``error``).
+        The interval ``(low, high)`` of r1 - r2 by the comparison's method, at the per-pair
+        level ``confidence_level`` that matches the adjustment over the task's pairs, so that
+        it excludes 0 exactly when the adjusted decision is significant (NaN where undefined,
+        see ``error``).
     significant : bool
-        0 lies outside the interval.
+        The one decision: ``pvalue_adjusted < 1 - family level``, the same as 0 lying outside
+        ``confidence_interval``.
     statistic, pvalue : float
-        The test statistic and p-value of the dependent-correlation test (NaN where it is
-        undefined, see ``error``).
+        The method's statistic (the estimate r1 - r2 for a bootstrap method, t for
+        ``"jackknife-t"``, z or t for a closed-form test) and its unadjusted two-sided p-value.
     pvalue_adjusted : float
         ``pvalue`` adjusted over all pairs of the task with a defined p-value.
+    confidence_level : float
+        The level of this pair's interval: ``1 - alpha * pvalue / pvalue_adjusted`` (for
+        Bonferroni ``1 - alpha / pairs``; for Holm the level at which its step-down tested the
+        pair), the family's level when nothing is adjusted.
     error : str or None
         Why an interval or test is missing.
     """
@@ -110,6 +132,7 @@ class PairComparison:
     statistic: float
     pvalue: float
     pvalue_adjusted: float
+    confidence_level: float = math.nan
     error: str | None = None
 
     ci_low = deprecated_property(
@@ -145,9 +168,16 @@ class ModelComparisonResult:
         dropped).
     correlation : str
         ``"pearson"`` or ``"spearman"`` (``statistic`` in sts-extras 0.2).
-    method, alternative, adjust : str
-        The dependent-correlation test, its alternative and the p-value adjustment.
+    method : str
+        The procedure of the pair decisions (``method="auto"`` says here which one it chose).
+    alternative, adjust : str
+        The alternative of a closed-form test, and the adjustment over the task's pairs.
     confidence_level : float
+        The family's level: the rank intervals' level, and one minus the alpha of the adjusted
+        pair decisions.
+    calibration : MeasuredLevel or None
+        What the calibration suite measured for ``method`` at the grid n nearest to ``n`` (one
+        pair; the adjusted family is measured in ``docs/calibration.md`` too).
     bootstrap_ranks : numpy.ndarray
         (n_resamples x m) rank of every model in every resample, for
         :func:`mean_rank_across_tasks`.
@@ -168,6 +198,7 @@ class ModelComparisonResult:
     alternative: str
     adjust: str
     confidence_level: float
+    calibration: MeasuredLevel | None
     bootstrap_ranks: NDArray[np.int32] = field(repr=False, compare=False)
 
     @property
@@ -323,7 +354,7 @@ def _compare_models_iv(
         references=vectors[0],
         predictions=np.vstack(vectors[1:]),
         correlation=check_choice(correlation, "correlation", BOOTSTRAP_CORRELATIONS),
-        method=check_choice(method, "method", DEPENDENT_METHODS),
+        method=check_choice(method, "method", COMPARISON_METHODS),
         alternative=check_choice(alternative, "alternative", ALTERNATIVES),
         adjust=check_choice(adjust, "adjust", ADJUST_METHODS),
         confidence_level=check_open_unit_interval(level, "confidence_level"),
@@ -354,28 +385,69 @@ def _bootstrap_models(
     return _Bootstrap(observed, np.concatenate(parts), engine.jackknife().T)
 
 
-def _pair_intervals(
-    boot: _Bootstrap, confidence_level: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """(low, high, bias correction) of the BCa interval of r_i - r_j of every pair i < j."""
-    m, n_resamples = boot.observed.size, boot.resampled.shape[0]
-    by_model = np.ascontiguousarray(boot.resampled.T)  # (m x B)
+def _pair_blocks(
+    m: int, n_resamples: int
+) -> list[tuple[NDArray[np.intp], NDArray[np.intp], slice]]:
+    """The pairs i < j in blocks that bound the (pairs x resamples) work arrays."""
     first, second = np.triu_indices(m, 1)
-    n_pairs = first.size
-    low, high, z0 = (np.empty(n_pairs) for _ in range(3))
-    block = max(1, _PAIR_BLOCK_ELEMENTS // n_resamples)
-    for start in range(0, n_pairs, block):
-        left, right = first[start : start + block], second[start : start + block]
-        intervals = bootstrap_intervals(
-            by_model[left] - by_model[right],
+    block = max(1, _PAIR_BLOCK_ELEMENTS // max(1, n_resamples))
+    return [
+        (first[start : start + block], second[start : start + block], slice(start, start + block))
+        for start in range(0, first.size, block)
+    ]
+
+
+def _interval_pvalues(boot: _Bootstrap, method: str, n: int) -> NDArray[np.float64]:
+    """The unadjusted p-value of ``method`` (an interval method) for every pair i < j."""
+    m = boot.observed.size
+    by_model = np.ascontiguousarray(boot.resampled.T)  # (m x B)
+    pvalues = np.empty(m * (m - 1) // 2)
+    for left, right, where in _pair_blocks(m, by_model.shape[1]):
+        pvalues[where] = difference_pvalues(
+            method,
             boot.observed[left] - boot.observed[right],
-            confidence_level=confidence_level,
+            n=n,
+            deltas=by_model[left] - by_model[right],
             jackknife=boot.jackknife[left] - boot.jackknife[right],
         )
-        low[start : start + block] = intervals.low
-        high[start : start + block] = intervals.high
-        z0[start : start + block] = intervals.bias_correction
-    return low, high, z0
+    return pvalues
+
+
+def _interval_ends(
+    boot: _Bootstrap, method: str, n: int, alphas: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The interval of ``method`` of every pair i < j, each at its own level 1 - alphas[k]."""
+    m = boot.observed.size
+    by_model = np.ascontiguousarray(boot.resampled.T)
+    low, high = (np.empty(alphas.size) for _ in range(2))
+    for left, right, where in _pair_blocks(m, by_model.shape[1]):
+        low[where], high[where] = difference_intervals(
+            method,
+            boot.observed[left] - boot.observed[right],
+            alpha=alphas[where],
+            n=n,
+            deltas=by_model[left] - by_model[right],
+            jackknife=boot.jackknife[left] - boot.jackknife[right],
+        )
+    return low, high
+
+
+def _pair_alphas(
+    pvalues: NDArray[np.float64], adjusted: NDArray[np.float64], alpha: float, adjust: str
+) -> NDArray[np.float64]:
+    """Per-pair alpha at which the pair's own interval matches the adjusted decision.
+
+    ``alpha * p / p_adjusted``: then ``p < alpha_k`` exactly when ``p_adjusted < alpha``
+    (Bonferroni gives alpha / pairs; Holm the level of the step that tested the pair). Where
+    both are 0 (every resample on one side), Bonferroni's alpha / pairs is used: the interval
+    excludes 0 at any level then.
+    """
+    if adjust == "none":
+        return np.full(pvalues.shape, alpha)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alphas = np.where(adjusted > 0.0, alpha * pvalues / adjusted, np.nan)
+    tested = max(1, int(np.count_nonzero(~np.isnan(pvalues))))
+    return np.where(np.isfinite(alphas), alphas, alpha / tested)
 
 
 def _defined_resamples(
@@ -434,27 +506,88 @@ def _adjusted(pvalues: NDArray[np.float64], adjust: str) -> NDArray[np.float64]:
     return adjusted
 
 
+@dataclass(frozen=True)
+class _Decisions:
+    """Per pair i < j: statistic, p-value, adjusted p-value, interval, its level, errors."""
+
+    statistics: NDArray[np.float64]
+    pvalues: NDArray[np.float64]
+    adjusted: NDArray[np.float64]
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    levels: NDArray[np.float64]
+    errors: list[str | None]
+
+
+def _pair_decisions(
+    boot: _Bootstrap,
+    checked: _ComparisonInput,
+    method: str,
+    correlations: NDArray[np.float64],
+) -> _Decisions:
+    """The one decision of every pair: p-values of ``method``, adjusted over the task's pairs,
+    and each pair's interval at the per-pair level that matches its adjusted decision."""
+    n = checked.references.size
+    alpha = 1.0 - checked.confidence_level
+    if method in DEPENDENT_METHODS:
+        statistics, pvalues, errors = _pair_tests(
+            correlations, n, method, checked.alternative, checked.correlation
+        )
+    else:
+        pvalues = _interval_pvalues(boot, method, n)
+        first, second = np.triu_indices(boot.observed.size, 1)
+        statistics = boot.observed[first] - boot.observed[second]
+        errors = []
+        for k, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
+            try:
+                check_not_perfect(
+                    correlations[0, i + 1],
+                    correlations[0, j + 1],
+                    correlations[i + 1, j + 1],
+                    checked.correlation,
+                )
+            except UserInputError as error:
+                errors.append(str(error))
+                pvalues[k] = np.nan
+                continue
+            errors.append(None if np.isfinite(pvalues[k]) else f"{method} undefined here.")
+    adjusted = _adjusted(pvalues, checked.adjust)
+    alphas = _pair_alphas(pvalues, adjusted, alpha, checked.adjust)
+    if method in DEPENDENT_METHODS:
+        first, second = np.triu_indices(boot.observed.size, 1)
+        low, high = np.full(alphas.size, np.nan), np.full(alphas.size, np.nan)
+        for k, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
+            if errors[k] is None:
+                low[k], high[k] = zou_dependent_interval(
+                    float(correlations[0, i + 1]),
+                    float(correlations[0, j + 1]),
+                    float(correlations[i + 1, j + 1]),
+                    n,
+                    1.0 - float(alphas[k]),
+                )
+    else:
+        low, high = _interval_ends(boot, method, n, alphas)
+        if method == "jackknife-t":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                half = (high - low) / 2.0
+                se = half / stats.t.isf(alphas / 2.0, n - 1)
+                statistics = np.where(se > 0.0, statistics / se, np.nan)
+    return _Decisions(statistics, pvalues, adjusted, low, high, 1.0 - alphas, errors)
+
+
 def _pairs(
     names: Sequence[str],
     observed: NDArray[np.float64],
     correlations: NDArray[np.float64],
-    intervals: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
-    tests: tuple[NDArray[np.float64], NDArray[np.float64], list[str | None]],
-    adjusted: NDArray[np.float64],
+    decisions: _Decisions,
+    alpha: float,
 ) -> tuple[PairComparison, ...]:
     """One :class:`PairComparison` per pair i < j, from the arrays of the steps above."""
-    low, high, z0 = intervals
-    statistics, pvalues, errors = tests
     first, second = np.triu_indices(len(names), 1)
     pairs = []
     for index, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
-        error = errors[index]
-        if not np.isfinite(z0[index]):
-            error = (
-                "BCa interval undefined: every bootstrap delta lies on one side of the observed "
-                "delta (infinite bias correction)." + (f" {error}" if error else "")
-            )
-        ci_low, ci_high = float(low[index]), float(high[index])
+        ci_low, ci_high = float(decisions.low[index]), float(decisions.high[index])
+        adjusted = float(decisions.adjusted[index])
         pairs.append(
             PairComparison(
                 model1=names[i],
@@ -465,10 +598,11 @@ def _pairs(
                 delta=float(observed[i] - observed[j]),
                 confidence_interval=ConfidenceInterval(ci_low, ci_high),
                 significant=bool(ci_low > 0.0 or ci_high < 0.0),
-                statistic=float(statistics[index]),
-                pvalue=float(pvalues[index]),
-                pvalue_adjusted=float(adjusted[index]),
-                error=error,
+                statistic=float(decisions.statistics[index]),
+                pvalue=float(decisions.pvalues[index]),
+                pvalue_adjusted=adjusted,
+                confidence_level=float(decisions.levels[index]),
+                error=decisions.errors[index],
             )
         )
     return tuple(pairs)
@@ -498,7 +632,7 @@ def compare_models(
     references: ArrayLike,
     *,
     correlation: str = "pearson",
-    method: str = "meng1992",
+    method: str = "auto",
     alternative: str = "two-sided",
     adjust: str = "holm",
     n_resamples: int = 10000,
@@ -518,20 +652,28 @@ def compare_models(
     correlation : {"pearson", "spearman"}, default "pearson"
         Correlation with the references (bootstrap, ranks and the dependent test). The old
         keyword ``statistic=`` still works until sts-extras 0.4, with a ``DeprecationWarning``.
-    method : str, default "meng1992"
-        Dependent-correlation test, one of
-        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`.
+    method : str, default "auto"
+        The procedure of the pair decisions, one of :data:`COMPARISON_METHODS`: ``"auto"``
+        (the method the calibration suite measured best at this n -- for several pairs with an
+        adjustment, among those whose measured family-wise error is at most 5 %;
+        ``result.method`` names it), an interval method of :mod:`sts_extras.stats.intervals`
+        (``"wilcox2009"``, ``"jackknife-t"``, ``"percentile"``, ``"BCa"``), or a closed-form test of
+        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS` (``"meng1992"``, ...; its
+        interval is Zou's, and it assumes normal data: see ``docs/calibration.md``).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        Alternative of the test (``"greater"``: model1's r is higher).
+        Alternative of a closed-form test (``"greater"``: model1's r is higher); the interval
+        methods are two-sided.
     adjust : str, default "holm"
-        p-value adjustment over all pairs of the task, one of
-        :data:`~sts_extras.stats.multiple.ADJUST_METHODS`.
+        Adjustment over all pairs of the task, one of
+        :data:`~sts_extras.stats.multiple.ADJUST_METHODS`. Each pair's ``significant`` is the
+        adjusted decision, and its interval is at the per-pair level that matches it.
     n_resamples : int, default 10000
         At most :data:`~sts_extras.limits.MAX_RESAMPLES`; ``n_resamples * n`` at most
         :data:`~sts_extras.limits.MAX_RESAMPLED_ITEMS` and ``n_resamples * models`` at most
         :data:`~sts_extras.limits.MAX_BOOTSTRAP_VALUES` (checked before any work).
     confidence_level : float, default 0.95
-        Level of the BCa intervals of Δr and of the rank intervals.
+        The family's level: one minus the alpha of the adjusted pair decisions, and the level of
+        the rank intervals.
     seed : None, int or numpy.random.Generator, default 0
         The resamples are those of ``bootstrap_correlation_difference(..., seed=seed)``.
     progress : bool, default False
@@ -575,10 +717,12 @@ def compare_models(
     ([1, 2, 3], [1, 1, 2], [2, 3, 3])
     >>> round(float(res.win_probability[0, 1]), 3)
     0.621
+    >>> res.method  # "auto": the calibrated choice for Holm-adjusted pairs at n = 200
+    'jackknife-t'
     >>> pair = res.pair("m0", "m1")
     >>> low, high = pair.confidence_interval
-    >>> round(pair.delta, 3), round(low, 3), round(high, 3)
-    (0.01, -0.04, 0.073)
+    >>> round(pair.delta, 3), round(low, 3), round(high, 3), pair.significant
+    (0.01, -0.048, 0.068, False)
     """
     scores, gold = _predictions_first(predictions, references)
     checked = _compare_models_iv(
@@ -590,16 +734,35 @@ def compare_models(
     warn_few_resamples(n_resamples, stacklevel=3)
     rng = check_seed(seed)
 
+    # user -> wrapper of renamed_keywords -> compare_models -> resolve_method
+    if checked.method in DEPENDENT_METHODS:
+        method = checked.method
+        level = measured_for_data(method, checked.correlation, checked.references)
+        warn_if_uncalibrated(level, method, n, stacklevel=3)
+    else:
+        if checked.alternative != "two-sided":
+            raise UserInputError(
+                f"method={checked.method!r} gives two-sided intervals and p-values; "
+                f"alternative={checked.alternative!r} needs a closed-form test of "
+                "DEPENDENT_METHODS."
+            )
+        pairs = len(names) * (len(names) - 1) // 2
+        method, level = resolve_method(
+            checked.method,
+            checked.correlation,
+            n,
+            checked.references,
+            stacklevel=3,
+            family=pairs > 1 and checked.adjust != "none",
+        )
     boot = _bootstrap_models(checked, n_resamples, rng, progress=progress)
-    intervals = _pair_intervals(boot, checked.confidence_level)
     resampled = _defined_resamples(boot.resampled, n_resamples, n)
     ranks = _ranks(resampled)
     rank_low, rank_high = _rank_interval(ranks, checked.confidence_level)
     correlations = correlation_matrix(
         np.vstack([checked.references, checked.predictions]), checked.correlation
     )
-    tests = _pair_tests(correlations, n, checked.method, checked.alternative, checked.correlation)
-    adjusted = _adjusted(tests[1], checked.adjust)
+    decisions = _pair_decisions(boot, checked, method, correlations)
     return ModelComparisonResult(
         models=tuple(names),
         r=_readonly(boot.observed.copy()),
@@ -608,14 +771,15 @@ def compare_models(
         rank_high=_readonly(rank_high),
         win_probability=_readonly(_win_probabilities(resampled)),
         model_correlations=_readonly(correlations[1:, 1:].copy()),
-        pairs=_pairs(names, boot.observed, correlations, intervals, tests, adjusted),
+        pairs=_pairs(names, boot.observed, correlations, decisions, 1.0 - checked.confidence_level),
         n=n,
         n_resamples=int(resampled.shape[0]),
         correlation=checked.correlation,
-        method=checked.method,
+        method=method,
         alternative=checked.alternative,
         adjust=checked.adjust,
         confidence_level=checked.confidence_level,
+        calibration=level,
         bootstrap_ranks=_readonly(ranks),
     )
 
@@ -698,7 +862,10 @@ def top_model_detectable_deltas(
     power : float, default 0.8
     alpha : float, default 0.05
     method : str, optional
-        Test; default the one ``result`` used.
+        Closed-form test whose power is computed (:data:`~sts_extras.stats.dependent.
+        DEPENDENT_METHODS`); default the one ``result`` used when it is one, else
+        ``"meng1992"`` (a normal-theory approximation of the resampling methods' power;
+        ``docs/calibration.md`` compares it with simulated power).
     alternative : str, default "two-sided"
 
     Returns
@@ -721,7 +888,9 @@ def top_model_detectable_deltas(
             r12,
             result.n,
             power=power,
-            method=result.method if method is None else method,
+            method=method
+            if method is not None
+            else (result.method if result.method in DEPENDENT_METHODS else "meng1992"),
             alpha=alpha,
             alternative=alternative,
         )

@@ -24,11 +24,12 @@ from numpy.typing import ArrayLike
 from sts_extras._validation import check_real_columns
 from sts_extras.errors import UserInputError
 from sts_extras.io.locations import package_root
+from sts_extras.stats.calibration import MeasuredLevel
 
 if TYPE_CHECKING:  # pragma: no cover
     import evaluate
 
-__all__ = ["METRICS", "RealScoreColumns", "load_metric", "metric_path"]
+__all__ = ["METRICS", "RealScoreColumns", "load_metric", "measured_keys", "metric_path"]
 
 # module name -> evaluate module type (comparisons take predictions1/predictions2/references)
 METRICS: dict[str, str] = {
@@ -135,3 +136,14 @@ class RealScoreColumns:
         """Add the scores of one item; booleans, complex numbers and strings are refused."""
         check_real_columns(**columns)
         return super().add(**columns)  # type: ignore[misc]
+
+
+def measured_keys(method: str, calibration: MeasuredLevel | None) -> dict[str, Any]:
+    """The keys a comparison module adds: the method used and what the calibration suite measured
+    for it at the grid n nearest to the data's n (``None`` where it was not measured)."""
+    return {
+        "method": method,
+        "measured_size": None if calibration is None else calibration.size,
+        "measured_coverage": None if calibration is None else calibration.coverage,
+        "calibrated": None if calibration is None else calibration.calibrated,
+    }

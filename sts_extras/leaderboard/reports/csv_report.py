@@ -1,7 +1,13 @@
 """The CSV report of the leaderboard: one row per model × unit, at full precision.
 
-Empty cells for missing values; the columns of the test and the adjustment are named after the
-ones that were run (:func:`csv_header`). Written through a temporary file and a rename.
+Empty cells for missing values. The comparison with the baseline is the pair's one decision:
+``ci_low``/``ci_high`` is the pair's interval of Δr at its per-pair ``confidence_level`` (the
+level that matches the adjustment over all pairs of the task), ``significant`` is True exactly
+when it excludes 0 (the reports' †), which is ``pvalue_adjusted < 1 - 0.95``; ``method`` is the
+procedure the task used (``auto`` resolved) and ``adjust`` the adjustment. Each row also carries
+what the calibration suite measured for the task's method at its n (``measured_size``,
+``measured_coverage``, ``calibrated``; empty where it was not measured). Written through a
+temporary file and a rename.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sts_extras.integrity import atomic_write_text
-from sts_extras.leaderboard.reports.scoring import ComparisonStats, LeaderboardResult
+from sts_extras.leaderboard.reports.scoring import ComparisonStats, LeaderboardResult, TaskScores
 from sts_extras.leaderboard.reports.tables import result_record
 
 __all__ = [
@@ -42,11 +48,16 @@ CSV_COLUMNS = (
     "delta_r",
     "ci_low",
     "ci_high",
-    "bca_significant",
-    "z_meng1992",
-    "p",
-    "p_holm",
-    "holm_significant",
+    "significant",
+    "confidence_level",
+    "method",
+    "adjust",
+    "statistic",
+    "pvalue",
+    "pvalue_adjusted",
+    "measured_size",
+    "measured_coverage",
+    "calibrated",
     "error",
 )
 
@@ -64,19 +75,25 @@ def _csv_value(value: object) -> object:
 
 
 def csv_header(settings: Mapping[str, object]) -> tuple[str, ...]:
-    """:data:`CSV_COLUMNS` with the test and adjustment actually used in their column names.
+    """The columns of the CSV: :data:`CSV_COLUMNS`, whatever the settings.
 
-    The defaults (meng1992, holm) give :data:`CSV_COLUMNS` itself; ``--test williams1959`` names
-    the statistic column ``z_williams1959``, so a column never claims a test that was not run.
+    (Before 0.3's one decision per pair the columns of the test and the adjustment were named
+    after them, ``z_meng1992``, ``p_holm``; the method and the adjustment are now columns of
+    their own, since ``method="auto"`` can choose another method per task.)
     """
-    test = str(settings.get("dependent_test", "meng1992"))
-    adjust = str(settings.get("multiple_comparisons", "holm"))
-    renamed = {
-        "z_meng1992": f"z_{test}",
-        "p_holm": f"p_{adjust}",
-        "holm_significant": f"{adjust}_significant",
-    }
-    return tuple(renamed.get(column, column) for column in CSV_COLUMNS)
+    return CSV_COLUMNS
+
+
+def _calibration(result: LeaderboardResult, task: TaskScores) -> tuple[object, object, object]:
+    """(measured size, measured coverage, calibrated) of the task's method: empty without a
+    comparison; calibrated False (and no numbers) where the suite did not measure it."""
+    comparison = result.pairwise.get(task.name)
+    if comparison is None:
+        return None, None, None
+    measured = comparison.calibration
+    if measured is None:
+        return None, None, False
+    return measured.size, measured.coverage, measured.calibrated
 
 
 def write_csv(result: LeaderboardResult, path: Path) -> Path:
@@ -86,6 +103,7 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(csv_header(result.settings))
         for task in result.tasks:
+            size, coverage, calibrated = _calibration(result, task)
             for row in result.stats_for(task.name):
                 item = result.comparison(task.name, row.model)
                 comparison = item or ComparisonStats(
@@ -112,11 +130,16 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                     comparison.delta,
                     comparison.ci_low,
                     comparison.ci_high,
-                    comparison.bca_significant,
+                    comparison.significant,
+                    comparison.confidence_level,
+                    comparison.method,
+                    result.settings.get("adjust") if comparison.method else None,
                     comparison.statistic,
                     comparison.pvalue,
-                    comparison.pvalue_holm,
-                    comparison.holm_significant,
+                    comparison.pvalue_adjusted,
+                    size,
+                    coverage,
+                    calibrated,
                     values["error"] or comparison.error,
                 )
                 writer.writerow([_csv_value(value) for value in record])

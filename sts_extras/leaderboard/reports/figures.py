@@ -7,10 +7,11 @@ both columns (:data:`TWO_COLUMN` wide), a heat map of up to :data:`ONE_COLUMN_MO
 one column (:data:`ONE_COLUMN` wide; larger ones span both). No text is smaller than
 :data:`FONT_SIZE` pt at that size. Models appear in the order of the task's table (best first)
 in every figure and label it by name; the panels of a scatter plot share the gold-score axis
-but each has its own model-score range (similarity measures have different ranges); each figure
-uses one significance coding, stated in its legend and matching the table's marks (the forest
-plot: filled = the BCa interval of Δr excludes 0, the table's †; the heat map: * = adjusted p at
-most alpha, the table's *); legends sit outside the data;
+but each has its own model-score range (similarity measures have different ranges); every figure
+uses the tables' one significance decision per pair, stated in its legend (the forest plot:
+filled = the pair's interval of Δr, drawn at the per-pair level that matches the adjustment over
+the task's pairs, excludes 0, the table's †; the heat map: † on the same significant pairs);
+legends sit outside the data;
 colours come from the Okabe & Ito (2008) colour-blind-safe palette. Identical results give
 byte-identical files (no dates in the PDF/SVG metadata, fixed SVG ids).
 """
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sts_extras.leaderboard.reports.scoring import LeaderboardResult, ModelTaskFailure
+from sts_extras.leaderboard.reports.tables import MARK, adjusted_over_pairs
 from sts_extras.leaderboard.run.evaluation import slug
 from sts_extras.optional import requires_extra
 from sts_extras.stats.correlation import assign_segments
@@ -217,14 +219,15 @@ def scatter_plot(
 def forest_plot(
     result: LeaderboardResult, path: Path, *, formats: Sequence[str] | None = None
 ) -> Path | None:
-    """Δr = r(model) − r(baseline) with BCa intervals: one panel per task (stacked, sharing the
-    Δr axis), models in the order of the task's table, the baseline at 0; None if no task has a
-    comparison. Saved to ``path`` and, for each of ``formats``, beside it; returns ``path``.
+    """Δr = r(model) − r(baseline) with the pairs' intervals: one panel per task (stacked, sharing
+    the Δr axis, the task's method in its title), models in the order of the task's table, the
+    baseline at 0; None if no task has a comparison. Saved to ``path`` and, for each of
+    ``formats``, beside it; returns ``path``.
 
-    One significance coding, the one drawn: a filled marker when the BCa interval excludes 0 (the
-    table's †), hollow when it includes 0; the legend says so. (The adjusted p-value of the
-    dependent-correlation test, the table's *, can disagree with the interval; it is in the
-    table, not here.)"""
+    The one decision of each pair, the one drawn: the interval is the table's (at the per-pair
+    level that matches the adjustment over the task's pairs), the marker filled when the pair is
+    significant, which is when that interval excludes 0 (the table's †), hollow otherwise; the
+    legend says so."""
     shown = [
         task.name
         for task in result.tasks
@@ -261,17 +264,30 @@ def forest_plot(
                     y,
                     marker="o",
                     color=colour,
-                    markerfacecolor=colour if item.bca_significant else "white",
+                    markerfacecolor=colour if item.significant else "white",
                     markersize=5,
                 )
             axis.axvline(0.0, color="0.5", linestyle="--", linewidth=0.8)
             axis.set_yticks(range(len(rows) - 1, -1, -1))
             axis.set_yticklabels([row.model for row in rows])
             axis.set_ylim(-0.6, len(rows) - 0.4)
-            axis.set_title(task, loc="left")
-        axes[-1].set_xlabel(f"Δr = r(model) − r({result.baseline}), {level:.0%} BCa interval")
+            comparison = result.pairwise.get(task)
+            method = f" ({comparison.method})" if comparison is not None else ""
+            axis.set_title(f"{task}{method}", loc="left")
+        axes[-1].set_xlabel(
+            f"Δr = r(model) − r({result.baseline})\n"
+            f"each interval at the level of its decision (family level {level:.0%}):\n"
+            f"p {adjusted_over_pairs(result.settings)}"
+        )
         legend = [
-            Line2D([], [], marker="o", color="0.3", linestyle="", label="interval excludes 0 (†)"),
+            Line2D(
+                [],
+                [],
+                marker="o",
+                color="0.3",
+                linestyle="",
+                label=f"significant: interval excludes 0 ({MARK})",
+            ),
             Line2D(
                 [],
                 [],
@@ -305,24 +321,27 @@ def pairwise_heatmap(
     result: LeaderboardResult, task: str, path: Path, *, formats: Sequence[str] | None = None
 ) -> Path | None:
     """Win probabilities P(row model has the higher r than column model) of one unit, models in
-    table order, ``*`` on the pairs whose adjusted p-value is at most ``alpha``; one column wide
+    table order, † on the significant pairs (the pair's one decision, the table's †); one column
+    wide
     up to :data:`ONE_COLUMN_MODELS` models; None with fewer than 2 scored models. Saved to
     ``path`` and, for each of ``formats``, beside it; returns ``path``."""
     comparison = result.pairwise.get(task)
     if comparison is None:
         return None
-    alpha = result.settings.get("alpha", 0.05)
     models = comparison.models
     m = len(models)
     shown = comparison.win_probability.copy()
     shown[np.diag_indices(m)] = np.nan
     significant = {
-        frozenset((pair.model1, pair.model2))
-        for pair in comparison.pairs
-        if pair.pvalue_adjusted <= alpha
+        frozenset((pair.model1, pair.model2)) for pair in comparison.pairs if pair.significant
     }
-    adjust = result.settings.get("multiple_comparisons", "holm")
-    test = result.settings.get("dependent_test", "meng1992")
+    caption = [
+        "cell: P(row has the higher r than column)",
+        f"over {comparison.n_resamples} paired resamples;",
+        f"{MARK}: significant, {comparison.method} interval",
+        f"p {adjusted_over_pairs(result.settings).replace(' of the task', '')}",
+        "(as in the table)",
+    ]
     wide = m > ONE_COLUMN_MODELS
     with _style():
         cell = 0.5 if m <= 8 else 4.0 / m
@@ -330,7 +349,8 @@ def pairwise_heatmap(
         # the column names stand on top, turned: as tall as the longest line is long
         label_height = 0.07 * max(len(line) for name in names for line in name.splitlines())
         figure = _figure(
-            TWO_COLUMN if wide else ONE_COLUMN, cell * m + 0.16 * 3 + 0.8 + label_height
+            TWO_COLUMN if wide else ONE_COLUMN,
+            cell * m + 0.16 * len(caption) + 0.8 + label_height,
         )
         axis = figure.subplots()
         # RdBu: a diverging map that stays readable with colour-vision deficiencies
@@ -340,7 +360,7 @@ def pairwise_heatmap(
                 if i == j:
                     continue
                 value = shown[i, j]
-                mark = "*" if frozenset((models[i], models[j])) in significant else ""
+                mark = MARK if frozenset((models[i], models[j])) in significant else ""
                 axis.text(
                     j,
                     i,
@@ -357,16 +377,7 @@ def pairwise_heatmap(
         axis.set_yticklabels(names)
         colour_bar = figure.colorbar(image, ax=axis, shrink=0.8, aspect=15, pad=0.03)
         colour_bar.set_ticks([0.0, 0.5, 1.0])
-        figure.supxlabel(
-            "\n".join(
-                [
-                    "cell: P(row has the higher r than column)",
-                    f"over {comparison.n_resamples} paired resamples;",
-                    f"*: {adjust}-adjusted {test} p ≤ {alpha:g}",
-                ]
-            ),
-            multialignment="left",
-        )
+        figure.supxlabel("\n".join(caption), multialignment="left")
         axis.set_title(f"{task}: win probability", loc="left")
         return _save(figure, path, formats)
 

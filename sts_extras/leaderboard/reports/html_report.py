@@ -4,10 +4,11 @@ One file to send or open offline: the CSS and the table-sorting script are inlin
 of the report set are embedded (SVG inline when written, else PNG as a data URI), and nothing is
 fetched from the network. Per unit: the ranked table (click a column header to sort by it, click
 again to reverse; the intervals are in the cells and each cell's hover text names its column),
+the method of its pair decisions with what the calibration suite measured for it at the unit's n,
 the groups the unit cannot separate, the minimal detectable Δr, the matrix of win probabilities
-with the pairs whose adjusted p-value is at most ``alpha`` marked, and the figures. Then the mean
-rank across units, the settings and package versions, and relative links to MTEB's result files
-(``mteb_results/...``) and per-pair predictions of the report set.
+with the significant pairs marked † (the pair's one decision, as in the table), and the
+figures. Then the mean rank across units, the settings and package versions, and relative links to
+MTEB's result files (``mteb_results/...``) and per-pair predictions of the report set.
 """
 
 from __future__ import annotations
@@ -125,23 +126,20 @@ def _table(
 
 
 def _matrix(result: LeaderboardResult, task: str) -> list[str]:
-    """The win probabilities of a unit as a table, * on adjusted-significant pairs."""
+    """The win probabilities of a unit as a table, † on the significant pairs."""
     comparison = result.pairwise.get(task)
     if comparison is None:
         return []
-    alpha = result.settings.get("alpha", 0.05)
     significant = {
-        frozenset((pair.model1, pair.model2))
-        for pair in comparison.pairs
-        if pair.pvalue_adjusted <= alpha
+        frozenset((pair.model1, pair.model2)) for pair in comparison.pairs if pair.significant
     }
     models = comparison.models
     out = [
         "<h3>Pairwise: win probability P(row has the higher r than column)</h3>",
-        f"<p class='note'>{comparison.n_resamples} paired resamples; * marks the pairs whose "
-        f"{html.escape(tables.adjust_name(result.settings))}-adjusted "
-        f"{html.escape(str(result.settings.get('dependent_test', 'meng1992')))} p-value over all "
-        f"pairs is at most {alpha:g}.</p>",
+        f"<p class='note'>{comparison.n_resamples} paired resamples; {tables.MARK} marks the "
+        f"significant pairs: {html.escape(comparison.method)}, p "
+        f"{html.escape(tables.adjusted_over_pairs(result.settings))} (the pair's interval "
+        "excludes 0), as in the table.</p>",
         '<table class="pairwise"><thead><tr><th class="name">row \\ column</th>'
         + "".join(f'<th title="{html.escape(name)}">{k + 1}</th>' for k, name in enumerate(models))
         + "</tr></thead><tbody>",
@@ -152,7 +150,7 @@ def _matrix(result: LeaderboardResult, task: str) -> list[str]:
             if i == j:
                 cells.append('<td class="matrix">—</td>')
                 continue
-            mark = "*" if frozenset((name, other)) in significant else ""
+            mark = tables.MARK if frozenset((name, other)) in significant else ""
             value = comparison.win_probability[i, j]
             cells.append(
                 f'<td class="matrix" title="P({html.escape(name)} has the higher r than '
@@ -246,6 +244,9 @@ def to_html(
             f'<h2 id="{html.escape(slug(task.name))}">{html.escape(task.name)} — '
             f"{task.gold.size} pairs, gold {low:g}–{high:g}</h2>"
         )
+        decisions = tables.decision_line(result, task.name)
+        if decisions:
+            out.append(f"<p class='note'>{html.escape(decisions)}</p>")
         rows = tables.table_rows(result, task.name, escape=lambda text: text)
         classes = ["baseline" if cells[1] == result.baseline else "" for cells in rows]
         out += _table(header, rows, text_columns=(1, 5), classes=classes)
@@ -259,7 +260,9 @@ def to_html(
         out += _matrix(result, task.name)
         name = slug(task.name)
         out += _figure(
-            folder, f"pairwise_{name}", f"{task.name}: win probabilities, * on significant pairs"
+            folder,
+            f"pairwise_{name}",
+            f"{task.name}: win probabilities, {tables.MARK} on the significant pairs",
         )
         out += _figure(
             folder, f"scatter_{name}", f"{task.name}: model score against gold score, by bin"
@@ -273,7 +276,12 @@ def to_html(
             mean,
             text_columns=(0,),
         )
-    out += _figure(folder, "forest", "Δr against the baseline with BCa intervals, per task")
+    out += _figure(
+        folder,
+        "forest",
+        "Δr against the baseline with each pair's interval (at the level that matches the "
+        f"adjustment; filled: significant, {tables.MARK}), per task",
+    )
     out += [
         "<h2 id='legend'>Legend</h2>",
         "<pre class='note' style='white-space:pre-wrap'>",
@@ -316,7 +324,7 @@ def _legend(result: LeaderboardResult) -> str:
     """The legend of the Markdown report, as plain text."""
     text = markdown.to_markdown(result)
     legend = text[text.index("## Legend") + len("## Legend") :].strip()
-    return legend.replace("**", "").replace("`", "").replace("\\*", "*")
+    return legend.replace("**", "").replace("`", "").replace("\\*", "*").replace("\\|", "|")
 
 
 def write_html(result: LeaderboardResult, path: Path, **kwargs: Any) -> Path:  # to_html's

@@ -1,7 +1,12 @@
 """The JSON report of the leaderboard: everything of the run, so every number can be recomputed.
 
-The settings, the tasks with their gold scores and, per task, every pair of models
-(``"pairwise"``); per result row the statistics with the rank interval
+The settings, the tasks with their gold scores and, per task, the procedure of its pair decisions
+(``"method"``, ``"auto"`` resolved; ``"adjust"``; ``"confidence_level"``, the family's level) with
+what the calibration suite measured for it at the task's n (``"calibration"``:
+``method, grid_n, measured_size, measured_coverage, measured_real_coverage, calibrated,
+samples``, or null where it was not measured) and every pair of models (``"pairwise"``, each with
+its one decision: ``significant`` exactly when ``ci_low``/``ci_high``, at the pair's own
+``confidence_level``, excludes 0); per result row the statistics with the rank interval
 (``"rank_low"``/``"rank_high"``), the per-pair scores and the key of MTEB's prediction file they
 were read from (``"score_key"``: ``"similarity_scores"``, the model's own similarity, or
 ``"cosine_scores"``); the comparisons with the baseline and the mean rank. Full precision;
@@ -18,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sts_extras.integrity import atomic_write_text
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult, pair_record
-from sts_extras.leaderboard.reports.tables import ScoreKeys, result_record
+from sts_extras.leaderboard.reports.scoring import LeaderboardResult, TaskScores, pair_record
+from sts_extras.leaderboard.reports.tables import ScoreKeys, result_record, tied_gold_values
 
 if TYPE_CHECKING:
     from sts_extras.stats.model_comparison import ModelComparisonResult
@@ -85,6 +90,7 @@ def to_json_dict(
                     "n": int(task.gold.size),
                     "score_range": list(task.score_range),
                     "gold": task.gold.tolist(),
+                    **_decision_record(result, task),
                     **_pairwise_record(result, task.name),
                 }
                 for task in result.tasks
@@ -112,20 +118,49 @@ def _settings(result: LeaderboardResult, run_settings: Mapping[str, object]) -> 
     return {**run_settings, **rest}
 
 
-def pairwise_records(comparison: ModelComparisonResult, alpha: float) -> list[dict[str, Any]]:
-    """One record per pair of models: the pair's fields, P(model1 has the higher r) and whether
-    the adjusted p-value is at most ``alpha``."""
+def pairwise_records(
+    comparison: ModelComparisonResult, alpha: float | None = None
+) -> list[dict[str, Any]]:
+    """One record per pair of models: the pair's fields with its interval's level and the
+    method (:func:`~sts_extras.leaderboard.reports.scoring.pair_record`), P(model1 has the
+    higher r) and ``adjusted_significant``: the pair's decision, the same as ``significant``
+    (the key of before 0.3, kept); with ``alpha``, whether the adjusted p-value is below it
+    instead."""
     index = {name: k for k, name in enumerate(comparison.models)}
     return [
         {
-            **pair_record(pair),
+            **pair_record(pair, comparison.method),
             "win_probability": float(
                 comparison.win_probability[index[pair.model1], index[pair.model2]]
             ),
-            "adjusted_significant": bool(pair.pvalue_adjusted <= alpha),
+            "adjusted_significant": bool(
+                pair.significant if alpha is None else pair.pvalue_adjusted < alpha
+            ),
         }
         for pair in comparison.pairs
     ]
+
+
+def _decision_record(result: LeaderboardResult, task: TaskScores) -> dict[str, object]:
+    """The procedure of a task's pair decisions and its measured level at the task's n."""
+    comparison = result.pairwise.get(task.name)
+    distinct = tied_gold_values(task.gold)
+    if comparison is None:
+        return {
+            "method": None,
+            "adjust": None,
+            "confidence_level": None,
+            "calibration": None,
+            "heavy_ties": distinct is not None,
+        }
+    measured = comparison.calibration
+    return {
+        "method": comparison.method,
+        "adjust": comparison.adjust,
+        "confidence_level": comparison.confidence_level,
+        "calibration": None if measured is None else measured.as_dict(),
+        "heavy_ties": distinct is not None,
+    }
 
 
 def _pairwise_record(result: LeaderboardResult, task: str) -> dict[str, object]:
@@ -140,7 +175,7 @@ def _pairwise_record(result: LeaderboardResult, task: str) -> dict[str, object]:
         }
     return {
         "models_compared": list(comparison.models),
-        "pairwise": pairwise_records(comparison, result.settings.get("alpha", 0.05)),
+        "pairwise": pairwise_records(comparison),
         "pairwise_error": None,
         "not_separable": [list(group) for group in result.not_separable(task)],
         "min_detectable_delta": {

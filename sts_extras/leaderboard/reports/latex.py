@@ -1,8 +1,9 @@
 """``leaderboard.tex``: the leaderboard's tables for a paper (LaTeX, ``booktabs``).
 
-One ``table*`` per unit with the columns and significance marks of the Markdown table (numbers to
-3 decimals; † on a BCa interval of Δr excluding 0, * on an adjusted p at most ``alpha``), a
-caption with the settings (paired bootstrap resamples, seed, test, adjustment) and a
+One ``table*`` per unit with the columns and the significance mark of the Markdown table (numbers
+to 3 decimals; † on a pair's interval of Δr excluding 0, at the per-pair level that matches the
+adjustment: the pair's one decision), a caption with the settings (paired bootstrap resamples,
+seed, the method the unit used and its measured level, the adjustment) and a
 ``\\label`` (``tab:leaderboard-<unit>``), then the mean rank across units. The file holds only
 the tables: ``\\input{leaderboard.tex}`` it from a document whose preamble loads ``booktabs``
 (and ``graphicx``, which nearly every paper loads); it compiles with plain ``pdflatex``. Model
@@ -62,7 +63,7 @@ _REPLACEMENTS = {
     "α": r"$\alpha$",
 }
 _SPECIAL = re.compile("|".join(re.escape(key) for key in _REPLACEMENTS))
-#: Column alignment: rank, model, 6 statistics, rank interval, Δr interval, statistic, p.
+#: Column alignment: rank, model, 6 statistics, rank interval, Δr interval, its level, p.
 _COLUMNS = "rlrrrlrrllrr"
 #: The column names in LaTeX (the Markdown's, in math where they are symbols).
 _HEADER = (
@@ -146,7 +147,7 @@ def _lines_cell(lines: list[str]) -> str:
 #: Cells split over lines: per-bin r (a bin a line), rank and its interval, Δr and its interval
 #: (whose two ends get a line each, below).
 _STACKED = {5: (" / ", False), 8: (" [", True), 9: (" [", True)}
-#: Columns of a unit table: rank, model, 6 statistics, rank interval, Δr interval, statistic, p.
+#: Columns of a unit table: rank, model, 6 statistics, rank interval, Δr interval, its level, p.
 _COLUMN_COUNT = len(_COLUMNS)
 
 
@@ -198,20 +199,27 @@ _FIT_MACRO = r"""\makeatletter
 \makeatother"""
 
 
-def _settings_sentence(result: LeaderboardResult) -> str:
+def _settings_sentence(result: LeaderboardResult, task: str) -> str:
     settings = result.settings
     level = settings.get("confidence_level", 0.95)
-    alpha = settings.get("alpha", 0.05)
-    adjust = tables.adjust_name(settings)
     percent = escape(f"{level:.0%}")
+    comparison = result.pairwise.get(task)
+    decisions = (
+        ""
+        if comparison is None
+        else f" Method: {tables.method_name(comparison.method)}"
+        + (" (chosen by method=auto)" if settings.get("method") == "auto" else "")
+        + f". {tables.calibration_line(result, task)}"
+    )
     return (
         f"Baseline: {escape(result.baseline)}. {settings.get('n_resamples')} paired bootstrap "
         f"resamples of the pairs, seed {settings.get('seed')}: rank intervals ({percent}, "
-        f"percentile) and BCa intervals of $\\Delta r$ ($\\dagger$: excludes 0); "
-        f"${tables.test_letter(settings)}$: {escape(tables.test_name(settings))} test "
-        f"({escape(str(settings.get('dependent_test', 'meng1992')))}) against the baseline, $p$ "
-        f"{escape(adjust)}-adjusted over the comparisons with the baseline (*: $p \\leq "
-        f"{alpha:g}$). Correlations to 3 decimals."
+        f"percentile). $\\Delta r$ against the baseline with the pair's interval at the level "
+        f"in the next column, the one that matches the adjustment; $\\dagger$: the pair is "
+        f"significant, i.e.\\ the interval excludes 0 (the same decision as its $p$ "
+        f"{escape(tables.adjusted_over_pairs(settings))} below {1 - level:.2g})."
+        + escape(decisions)
+        + " Correlations to 3 decimals."
     )
 
 
@@ -220,12 +228,15 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
     low, high = unit.score_range
     header = [*_HEADER, *(escape(name) for name in tables.table_header(result)[8:])]
     header[-3] = header[-3].replace(r"$\Delta$r", r"$\Delta r$")
-    header[-2] = f"${header[-2]}$"  # z or t
+    header[-2] = _stack(header[-2], " ", False)  # "CI level" on two lines
     header[-1] = "$p$" + header[-1][1:]
     for index, separator in ((4, " "), (5, " ("), (8, " [")):
         header[index] = _stack(header[index], separator, separator != " ")
-    # "Δr vs baseline [95% BCa]" on three lines: the widest header of the table
+    # "Δr vs baseline [adj. CI]" on three lines, the widest header of the table (the caption
+    # names the adjustment; the p column too)
     delta, _, level = header[9].partition(" [")
+    if result.settings.get("adjust", "holm") != "none":
+        level = "adj. CI]"
     header[9] = _lines_cell([*delta.rsplit(" ", 1), "[" + level])
     header[-1] = _stack(header[-1], " (", True)
     lines = [
@@ -249,7 +260,7 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
         r"\bottomrule",
         r"\end{tabular}}",
         rf"\caption{{{escape(task)}: {unit.gold.size} pairs, gold {low:g}--{high:g}{bins}. "
-        f"Models ranked by Pearson $r$. {_settings_sentence(result)}}}",
+        f"Models ranked by Pearson $r$. {_settings_sentence(result, task)}}}",
         rf"\label{{{label}}}",
         r"\end{table*}",
     ]

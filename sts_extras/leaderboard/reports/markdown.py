@@ -16,16 +16,18 @@ from sts_extras.integrations.mteb.internals import COSINE_SCORES_KEY, SIMILARITY
 from sts_extras.integrity import MANIFEST_FILE, atomic_write_text
 from sts_extras.leaderboard.reports.scoring import LeaderboardResult
 from sts_extras.leaderboard.reports.tables import (
+    MARK,
     ScoreKeys,
     adjust_name,
+    adjusted_over_pairs,
     bin_ranges,
+    decision_line,
     escape_markdown,
     mean_rank_rows,
+    method_name,
     pairwise_lines,
     table_header,
     table_rows,
-    test_letter,
-    test_name,
 )
 
 __all__ = [
@@ -114,6 +116,9 @@ def to_markdown(
     for task in result.tasks:
         low, high = task.score_range
         out += ["", f"## {task.name} — {task.gold.size} pairs, gold {low:g}–{high:g}", ""]
+        decisions = decision_line(result, task.name)
+        if decisions:
+            out += [escape_markdown(decisions), ""]
         out.append(task_table(result, task.name))
         edges = result.bin_edges(task.name)
         if edges:
@@ -133,7 +138,7 @@ def to_markdown(
         ]
     level = settings.get("confidence_level", 0.95)
     alpha = settings.get("alpha", 0.05)
-    test = settings.get("dependent_test", "meng1992")
+    method = str(settings.get("method", "auto"))
     adjust = adjust_name(settings)
     fallback = score_key_line(result, score_keys)
     out += [
@@ -153,22 +158,32 @@ def to_markdown(
         f"- **rank [{level:.0%}]**: rank by r and its {level:.0%} bootstrap percentile interval "
         "(Hall & Miller 2009); one paired bootstrap per task, shared by all its models "
         f"({settings.get('n_resamples')} resamples of the pairs, seed {settings.get('seed')}), "
-        "gives the rank intervals, the Δr intervals and the win probabilities of "
-        "`pairwise_<task>.png`.",
-        f"- **Δr**: r(model) − r(baseline), with a {level:.0%} BCa bootstrap interval; **†**: the "
-        "interval excludes 0.",
-        f"- **{test_letter(settings)}**: {test_name(settings)} test of two dependent "
-        "correlations with the same gold scores (positive: the model correlates better than the "
-        f"baseline); **p ({adjust})**: its two-sided p-value, {adjust}-adjusted across the "
-        f"comparisons with the baseline on the task; **\\***: p ≤ {alpha:g}.",
-        f"- **Not separable**: two models are separated when their {test} p-value, "
-        f"{adjust}-adjusted over all pairs of the task, is at most {alpha:g}; a group is a "
+        "gives the rank intervals, the bootstrap intervals of Δr and the win probabilities of "
+        f"`pairwise_<task>.png` ({MARK} there on the significant pairs).",
+        f"- **Δr**: r(model) − r(baseline), with the pair's interval; **{MARK}**: the pair is "
+        f"significant, its p-value {adjusted_over_pairs(settings)} below {1 - level:.2g}, which "
+        f"is exactly when the interval shown excludes 0 (one decision per pair, the same in "
+        f"every report, figure and file). **CI level**: the interval's own level, the one that "
+        f"matches the adjustment (above {level:.0%} where the adjustment widens the interval). "
+        f"**p ({adjust})**: the pair's p-value, {adjusted_over_pairs(settings)}.",
+        f"- **Pair decisions**: method `{method}`"
+        + (
+            " picks, per task, the interval the calibration suite measured best at the task's n"
+            if method == "auto"
+            else f" ({method_name(method)})"
+        )
+        + "; the line above each table names the method used and what the suite measured for "
+        "it at that n (type-I error at α = 0.05 and coverage of the 95% interval, one pair), "
+        "and says when it is not calibrated (docs/calibration.md).",
+        f"- **Not separable**: two models are separated when their pair is significant "
+        f"({MARK}); a group is a "
         "maximal run of consecutive models in the table with no two separated (groups may "
         "overlap; the data support no order within a group). Models without usable scores are "
         "left out of every comparison.",
-        f"- **Minimal detectable Δr**: the smallest r(top) − r(other) that the {test} test "
-        f"detects with {settings.get('detectable_power', 0.8):.0%} power at the task's n, holding "
-        "r(top) and the correlation between the two models at their observed values.",
+        f"- **Minimal detectable Δr**: the smallest r(top) − r(other) that the named test "
+        f"detects with {settings.get('detectable_power', 0.8):.0%} power at α = {alpha:g} for "
+        "one pair (unadjusted) at the task's n, holding r(top) and the correlation between the "
+        "two models at their observed values.",
         "- **Mean rank**: mean over the tasks of the rank by r, with the percentile interval of "
         "the mean of the bootstrap ranks (resampled within each task).",
         "- MTEB's own result files are in `mteb_results/`, its per-pair predictions in "

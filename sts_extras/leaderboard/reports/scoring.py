@@ -7,8 +7,12 @@ those scores from ``mteb.evaluate``.
 
 The inference of a unit comes from one call of
 :func:`~sts_extras.stats.model_comparison.compare_models` over the models scored on it: one paired
-bootstrap shared by all models gives every pair's Δr interval, the rank intervals and the win
-probabilities, and the comparisons with the baseline are read off the same pairs.
+bootstrap shared by all models gives the rank intervals and the win probabilities, and every pair
+of models gets ONE decision: the ``method``'s p-value adjusted over all pairs of the unit, shown
+as the pair's interval of Δr at the per-pair level that matches the adjustment, so that the
+interval excludes 0 exactly when the pair is significant. The comparisons with the baseline, the
+groups the unit cannot separate, the heat map's marks and every report read that same decision
+off the same pairs.
 """
 
 from __future__ import annotations
@@ -163,15 +167,16 @@ ModelTaskRow = ModelTaskStats | ModelTaskFailure
 class ComparisonStats:
     """One model against the baseline on one unit: Δr = r(model) − r(baseline).
 
-    ``ci_low``/``ci_high`` is the BCa bootstrap interval of Δr (the keys of ``leaderboard.json``;
-    also ``confidence_interval``, as the statistics' results) and ``bca_significant`` says
-    whether it excludes 0; ``statistic``/``pvalue`` are the test of the two dependent
-    correlations (``settings["dependent_test"]``, by default Meng, Rosenthal & Rubin's 1992 z;
-    positive: the model correlates better), ``pvalue_holm`` its adjustment across the comparisons
-    with the baseline on the unit (``settings["multiple_comparisons"]``, by default Holm 1979;
-    the field keeps its historical name) and ``holm_significant`` whether that is at most
-    ``alpha``. All come from the unit's pair (model, baseline) of
-    :attr:`LeaderboardResult.pairwise`; ``error`` says why a value is missing.
+    Everything is the unit's pair (model, baseline) of :attr:`LeaderboardResult.pairwise`,
+    oriented model − baseline, with its one decision: ``ci_low``/``ci_high`` (the keys of
+    ``leaderboard.json``; also ``confidence_interval``) is the pair's interval of Δr by
+    ``method`` at the per-pair level ``confidence_level`` that matches the adjustment over all
+    pairs of the unit (``settings["adjust"]``), and ``significant`` says that it excludes 0,
+    which is the same as ``pvalue_adjusted < 1 - settings["confidence_level"]``.
+    ``statistic``/``pvalue`` are the method's statistic (the estimate Δr for a bootstrap
+    interval, t for ``"jackknife-t"``, z or t for a dependent-correlation test; positive: the
+    model correlates better) and unadjusted p-value; ``method`` is the procedure the unit used
+    (``"auto"`` resolved). ``error`` says why a value is missing.
     """
 
     task: str
@@ -180,11 +185,12 @@ class ComparisonStats:
     delta: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
-    bca_significant: bool | None = None
+    significant: bool | None = None
     statistic: float | None = None
     pvalue: float | None = None
-    pvalue_holm: float | None = None
-    holm_significant: bool | None = None
+    pvalue_adjusted: float | None = None
+    confidence_level: float | None = None
+    method: str | None = None
     r12: float | None = None
     error: str | None = None
 
@@ -198,11 +204,14 @@ class ComparisonStats:
         return ConfidenceInterval(self.ci_low, self.ci_high)
 
 
-def pair_record(pair: PairComparison) -> dict[str, Any]:
+def pair_record(pair: PairComparison, method: str | None = None) -> dict[str, Any]:
     """One pair of :attr:`LeaderboardResult.pairwise` as a flat record for ``leaderboard.json``.
 
     The keys of sts-extras 0.2's records: the pair's fields in order, its interval as
-    ``ci_low``/``ci_high`` (what the leaderboard's readers rely on).
+    ``ci_low``/``ci_high`` (what the leaderboard's readers rely on); then the interval's per-pair
+    ``confidence_level`` (the level that matches the adjustment, so that ``significant`` is
+    exactly "the interval excludes 0") and ``method``, the procedure of the comparison (the
+    ``method`` of its :class:`~sts_extras.stats.model_comparison.ModelComparisonResult`).
     """
     low, high = pair.confidence_interval
     return {
@@ -219,6 +228,8 @@ def pair_record(pair: PairComparison) -> dict[str, Any]:
         "pvalue": pair.pvalue,
         "pvalue_adjusted": pair.pvalue_adjusted,
         "error": pair.error,
+        "confidence_level": pair.confidence_level,
+        "method": method,
     }
 
 
@@ -279,19 +290,23 @@ class LeaderboardResult:
         return None
 
     def not_separable(self, task: str) -> list[tuple[str, ...]]:
-        """Groups of models the unit cannot separate, best first (:func:`inseparable_groups`)."""
+        """Groups of models the unit cannot separate, best first (:func:`inseparable_groups`,
+        by the pairs' own decisions)."""
         comparison = self.pairwise.get(task)
         if comparison is None:
             return []
-        return inseparable_groups(comparison, alpha=self.settings.get("alpha", 0.05))
+        return inseparable_groups(comparison)
 
 
-def inseparable_groups(comparison: ModelComparisonResult, *, alpha: float) -> list[tuple[str, ...]]:
+def inseparable_groups(
+    comparison: ModelComparisonResult, *, alpha: float | None = None
+) -> list[tuple[str, ...]]:
     """Groups of models that one task cannot separate (homogeneous subsets), in table order.
 
-    Two models are *separated* when their adjusted p-value (``pvalue_adjusted``: the test and
-    adjustment of ``comparison``, over all its pairs) is at most ``alpha``; a pair without a
-    p-value is not separated. A group is a maximal run of consecutive models in the order of
+    Two models are *separated* when their pair is significant: by default the pair's own
+    decision (``pair.significant``: its adjusted p-value below ``1 - confidence_level``, the
+    same as its interval excluding 0), the one every report marks; a pair without a decision
+    is not separated. A group is a maximal run of consecutive models in the order of
     ``comparison.models`` (best first) in which no two models are separated, with at least 2
     models; groups can overlap (A ~ B ~ C with A and C separated gives {A, B} and {B, C}). A
     model in no group is separated from its neighbours in the ranking.
@@ -299,7 +314,9 @@ def inseparable_groups(comparison: ModelComparisonResult, *, alpha: float) -> li
     Parameters
     ----------
     comparison : ModelComparisonResult
-    alpha : float
+    alpha : float, optional
+        Separate at another level instead: adjusted p-value below ``alpha`` (the pairs'
+        intervals then no longer show the decision).
 
     Returns
     -------
@@ -311,7 +328,8 @@ def inseparable_groups(comparison: ModelComparisonResult, *, alpha: float) -> li
     separated = np.zeros((len(models), len(models)), dtype=bool)
     for pair in comparison.pairs:
         i, j = index[pair.model1], index[pair.model2]
-        separated[i, j] = separated[j, i] = bool(pair.pvalue_adjusted <= alpha)  # NaN: False
+        decided = pair.significant if alpha is None else pair.pvalue_adjusted < alpha  # NaN: False
+        separated[i, j] = separated[j, i] = bool(decided)
     groups: list[tuple[str, ...]] = []
     last_end = 0
     for start in range(len(models)):
@@ -497,7 +515,8 @@ def _baseline_comparison(
     baseline: ModelTaskRow,
     comparison: ModelComparisonResult | str | None,
 ) -> ComparisonStats:
-    """The pair (model, baseline) of the unit's all-pairs comparison, oriented model − baseline."""
+    """The pair (model, baseline) of the unit's all-pairs comparison, oriented model − baseline,
+    with the pair's one decision (adjusted over all pairs of the unit)."""
     base: dict[str, Any] = dict(task=task.name, model=model.model, baseline=baseline.model)
     if isinstance(model, ModelTaskFailure) or isinstance(baseline, ModelTaskFailure):
         failed = model if isinstance(model, ModelTaskFailure) else baseline
@@ -516,9 +535,12 @@ def _baseline_comparison(
         delta=sign * pair.delta,
         ci_low=_finite(low),
         ci_high=_finite(high),
-        bca_significant=bool(pair.significant) if interval else None,
+        significant=bool(pair.significant) if interval else None,
         statistic=_finite(sign * pair.statistic),
         pvalue=_finite(pair.pvalue),
+        pvalue_adjusted=_finite(pair.pvalue_adjusted),
+        confidence_level=_finite(pair.confidence_level),
+        method=comparison.method,
         r12=pair.r12,
         error=pair.error,
     )
@@ -537,7 +559,7 @@ def score_leaderboard(
     alpha: float = 0.05,
     seed: int | None = 0,
     round_scores: bool = False,
-    method: str = "meng1992",
+    method: str = "auto",
     adjust: str = "holm",
     progress: bool = False,
 ) -> LeaderboardResult:
@@ -547,12 +569,13 @@ def score_leaderboard(
     bins of the task's scale with the per-bin r (Atoum 2019, Eq. 2-3), and the top-rank-weighted
     ρ_w and τ_w (Lombardo et al. 2020, Eq. 8-9). For each unit, one paired bootstrap shared by
     the models scored on it (:func:`~sts_extras.stats.model_comparison.compare_models`): every
-    pair's Δr with a BCa interval (Efron 1987) and the ``method`` test of two dependent correlations
-    (default Meng, Rosenthal & Rubin 1992), ``adjust``-ed over all pairs of the unit; each
-    model's rank interval and the win probabilities (Hall & Miller 2009); the minimal detectable
-    Δr of the top model. The comparisons with ``baseline`` are those pairs, their p-values
-    adjusted again over the comparisons with the baseline on the unit. Over the units: the mean
-    rank with its interval.
+    pair's Δr with ONE decision, ``method``'s p-value ``adjust``-ed over all pairs of the unit,
+    and the pair's interval at the per-pair level that matches it (the interval excludes 0
+    exactly when the pair is significant); the method used (``"auto"`` resolved) and its
+    measured size and coverage at the unit's n (``pairwise[unit].method``,
+    ``.calibration``); each model's rank interval and the win probabilities (Hall & Miller
+    2009); the minimal detectable Δr of the top model. The comparisons with ``baseline`` are
+    those pairs with those decisions. Over the units: the mean rank with its interval.
 
     Parameters
     ----------
@@ -570,21 +593,24 @@ def score_leaderboard(
     n_resamples : int, default 10000
         Bootstrap resamples per unit (shared by all its models).
     confidence_level : float, default 0.95
-        Level of the BCa intervals and of the rank intervals.
+        The family's level: a pair is significant when its adjusted p-value is below
+        ``1 - confidence_level``; the level of the rank intervals.
     alpha : float, default 0.05
-        Level at which an adjusted p-value is marked significant (and of the detectable Δr).
+        Level of the minimal detectable Δr (one pair, unadjusted).
     seed : int or None, default 0
-        Seed of every unit's bootstrap (the same seed for each unit; a pair's interval equals
-        ``bootstrap_correlation_difference(..., seed=seed)`` for that pair, whichever other
-        models were run).
+        Seed of every unit's bootstrap (the same seed for each unit, so a pair's resamples are
+        those of ``bootstrap_correlation_difference(..., seed=seed)`` for that pair, whichever
+        other models were run).
     round_scores : bool, default False
         Round the system scores to 3 decimals before any statistic (STSS-131 guidance 4).
-    method : str, default "meng1992"
-        Test of two dependent correlations, one of
-        :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS`. The old keyword ``test=`` still
-        works until sts-extras 0.4, with a ``DeprecationWarning``.
+    method : str, default "auto"
+        The procedure of the pair decisions, one of
+        :data:`~sts_extras.stats.model_comparison.COMPARISON_METHODS` (``"auto"``: the
+        calibrated choice at each unit's n). The old keyword ``test=`` still works until
+        sts-extras 0.4, with a ``DeprecationWarning``.
     adjust : str, default "holm"
-        p-value adjustment, one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`.
+        Adjustment over all pairs of a unit, one of
+        :data:`~sts_extras.stats.multiple.ADJUST_METHODS`.
     progress : bool, default False
         Show a progress bar over the units.
 
@@ -596,6 +622,13 @@ def score_leaderboard(
     ------
     UserInputError
         If ``baseline`` is not one of ``models``, or an option is out of range or unknown.
+
+    Warns
+    -----
+    UncalibratedWarning
+        For a unit where the method's measured size or coverage at its n is outside the
+        calibrated band (:func:`~sts_extras.stats.model_comparison.compare_models`); the
+        unit's ``pairwise[unit].calibration`` and every report say so too.
     """
     options = _check_options(
         models,
@@ -658,9 +691,8 @@ class _Options:
             alpha=self.alpha,
             seed=self.seed,
             round_scores=self.round_scores,
-            bootstrap="BCa",
-            dependent_test=self.method,
-            multiple_comparisons=self.adjust,
+            method=self.method,
+            adjust=self.adjust,
             rank_interval="percentile",
             detectable_power=DETECTABLE_POWER,
         )
@@ -668,7 +700,7 @@ class _Options:
 
 def _check_options(models: Sequence[str], **options: Any) -> _Options:
     """Check the options of :func:`score_leaderboard`: ``UserInputError`` naming the first bad."""
-    from sts_extras.stats.dependent import DEPENDENT_METHODS
+    from sts_extras.stats.model_comparison import COMPARISON_METHODS
     from sts_extras.stats.multiple import ADJUST_METHODS
 
     names = tuple(models)
@@ -682,7 +714,7 @@ def _check_options(models: Sequence[str], **options: Any) -> _Options:
     n_resamples = check_positive_int(options["n_resamples"], "n_resamples")
     confidence_level = check_open_unit_interval(options["confidence_level"], "confidence_level")
     alpha = check_open_unit_interval(options["alpha"], "alpha")
-    method = check_choice(options["method"], "method", DEPENDENT_METHODS)
+    method = check_choice(options["method"], "method", COMPARISON_METHODS)
     adjust = check_choice(options["adjust"], "adjust", ADJUST_METHODS)
     seed = options["seed"]
     if seed is not None:  # an int, reused by every unit (a Generator would be shared)
@@ -741,12 +773,11 @@ def _score_task(task: TaskScores, options: _Options, scored: _Scored) -> None:
         row if isinstance(outcome, str) else _with_rank_interval(row, comparison)
         for row in rows.values()
     )
-    task_comparisons = [
+    scored.comparisons.extend(
         _baseline_comparison(task, rows[model], rows[options.baseline], outcome)
         for model in options.models
         if model != options.baseline
-    ]
-    scored.comparisons.extend(_adjust(task_comparisons, options.adjust, options.alpha))
+    )
 
 
 def _mean_rank(
@@ -760,29 +791,6 @@ def _mean_rank(
     if any(set(result.models) != set(results[0].models) for result in results):
         return None
     return mean_rank_across_tasks(results, confidence_level=confidence_level)
-
-
-def _adjust(comparisons: list[ComparisonStats], method: str, alpha: float) -> list[ComparisonStats]:
-    """Adjust the p-values of the comparisons with the baseline on one unit (one family)."""
-    from sts_extras.stats.multiple import adjust_pvalues
-
-    pvalues = {
-        index: pvalue
-        for index, item in enumerate(comparisons)
-        if (pvalue := item.pvalue) is not None
-    }
-    tested = list(pvalues)
-    if not tested:
-        return comparisons
-    adjusted = adjust_pvalues(list(pvalues.values()), method)
-    result = list(comparisons)
-    for index, p_adjusted in zip(tested, adjusted):
-        result[index] = _replace(
-            result[index],
-            pvalue_holm=float(p_adjusted),
-            holm_significant=bool(p_adjusted <= alpha),
-        )
-    return result
 
 
 def _as_tuple(values: object) -> tuple[float, ...]:

@@ -3,8 +3,11 @@
 The Markdown (:mod:`~sts_extras.leaderboard.reports.markdown`), the HTML page
 (:mod:`~sts_extras.leaderboard.reports.html_report`) and the LaTeX tables
 (:mod:`~sts_extras.leaderboard.reports.latex`) show the same cells: correlations rounded to 3
-decimals (the STSS-131 guidance for reporting r), † on a BCa interval excluding 0, * on an
-adjusted p-value at most alpha, the names of the test and the adjustment that were run. The CSV
+decimals (the STSS-131 guidance for reporting r), and for each pair of models ONE decision: its
+interval of Δr at the per-pair level that matches the adjustment over all pairs of the task, with
+:data:`MARK` (†) when it excludes 0, which is exactly when the adjusted p-value is below
+1 - confidence level (no second mark); the method each task used, with what the calibration
+suite measured for it at the task's n (:func:`decision_line`). The CSV
 (:mod:`~sts_extras.leaderboard.reports.csv_report`) and JSON
 (:mod:`~sts_extras.leaderboard.reports.json_report`) share the flat record of each model × unit
 (:func:`result_record`), at full precision.
@@ -26,18 +29,28 @@ from sts_extras.leaderboard.reports.scoring import (
 )
 
 __all__ = [
+    "MARK",
     "adjust_name",
+    "adjusted_over_pairs",
     "bin_ranges",
+    "calibration_line",
+    "decision_line",
+    "detectable_test",
     "escape_markdown",
+    "tied_gold_values",
+    "level_text",
     "mean_rank_rows",
+    "method_name",
     "pairwise_lines",
     "result_record",
     "ScoreKeys",
     "table_header",
     "table_rows",
-    "test_letter",
-    "test_name",
 ]
+
+#: The one mark of a significant pair, in every report: its interval (at the per-pair level that
+#: matches the adjustment over the task's pairs) excludes 0.
+MARK = "†"
 
 
 def _r(value: float | None) -> str:
@@ -105,23 +118,138 @@ _ADJUST_NAMES = {
 }
 
 
-def test_name(settings: Mapping[str, object]) -> str:
-    """The authors and statistic of the dependent-correlation test of ``settings``."""
-    test = cast(str, settings.get("dependent_test", "meng1992"))
-    return _TEST_NAMES.get(test, test)
+#: The interval methods of r1 - r2, for the reports.
+_INTERVAL_NAMES = {
+    "wilcox2009": "Wilcox's (2009) adjusted percentile bootstrap interval",
+    "jackknife-t": "jackknife-t interval",
+    "percentile": "percentile bootstrap interval",
+    "BCa": "BCa bootstrap interval (Efron 1987)",
+}
 
 
-def test_letter(settings: Mapping[str, object]) -> str:
-    """'t' for the tests with a t statistic, else 'z'."""
-    from sts_extras.stats.dependent import T_METHODS
+def method_name(method: str) -> str:
+    """The procedure ``method`` of the pair decisions in words: an interval method, or a test of
+    two dependent correlations with Zou's (2007) interval."""
+    if method in _TEST_NAMES:
+        return f"{_TEST_NAMES[method]} test with Zou's (2007) interval"
+    return _INTERVAL_NAMES.get(method, method)
 
-    return "t" if settings.get("dependent_test", "meng1992") in T_METHODS else "z"
+
+def detectable_test(method: str) -> str:
+    """The closed-form test whose power gives the minimal detectable Δr of a task that used
+    ``method`` (:func:`~sts_extras.stats.model_comparison.top_model_detectable_deltas`): the
+    method itself when it is one, else Meng, Rosenthal & Rubin's (1992)."""
+    return method if method in _TEST_NAMES else "meng1992"
 
 
 def adjust_name(settings: Mapping[str, object]) -> str:
-    """The name of the p-value adjustment of ``settings`` (e.g. "Holm")."""
-    method = cast(str, settings.get("multiple_comparisons", "holm"))
+    """The name of the adjustment over the pairs of ``settings`` (e.g. "Holm")."""
+    method = cast(str, settings.get("adjust", "holm"))
     return _ADJUST_NAMES.get(method, method)
+
+
+def adjusted_over_pairs(settings: Mapping[str, object]) -> str:
+    """How the pair decisions of ``settings`` are adjusted, as a phrase: "Holm-adjusted over all
+    pairs of the task", or "not adjusted over the pairs" (``adjust="none"``)."""
+    if settings.get("adjust", "holm") == "none":
+        return "not adjusted over the pairs"
+    return f"{adjust_name(settings)}-adjusted over all pairs of the task"
+
+
+def level_text(level: float | None) -> str:
+    """A confidence level as a percentage with at most 2 decimals: 95%, 99.17%."""
+    if level is None or not math.isfinite(level):
+        return "—"
+    return f"{100 * level:.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def tied_gold_values(gold: object) -> int | None:
+    """The number of distinct gold scores when there are too few for the calibration suite's
+    cells to speak for the task (:func:`sts_extras.stats.calibration.heavy_ties`), else None."""
+    import numpy as np
+
+    from sts_extras.stats.calibration import heavy_ties as tied
+
+    values = np.asarray(gold, dtype=float)
+    return int(np.unique(values).size) if tied(values) else None
+
+
+def _percent(value: float) -> str:
+    return f"{value:.1%}"
+
+
+def decision_line(result: LeaderboardResult, task: str) -> str | None:
+    """The sentences beside a task's table on its pair decisions: the method used (``auto``
+    resolved), the adjustment over its pairs, and what the calibration suite measured for the
+    method at the task's n (:func:`calibration_line`). None without a comparison of the task."""
+    comparison = result.pairwise.get(task)
+    if comparison is None:
+        return None
+    settings = result.settings
+    chosen = " (chosen by method=auto)" if settings.get("method") == "auto" else ""
+    pairs = len(comparison.pairs)
+    family = f"the {pairs} pair{'s' * (pairs != 1)} of models"
+    level = level_text(comparison.confidence_level)
+    if comparison.adjust == "none":
+        adjust = f"not adjusted over {family} (level {level} for each pair)"
+        where = ""
+    else:
+        adjust = f"{adjust_name(settings)}-adjusted over {family} (family level {level})"
+        where = ", at the per-pair level that matches the adjustment,"
+    return (
+        f"Pair decisions: {method_name(comparison.method)}{chosen}, {adjust}; {MARK} marks a "
+        f"pair whose interval{where} excludes 0. {calibration_line(result, task)}"
+    )
+
+
+def calibration_line(result: LeaderboardResult, task: str) -> str | None:
+    """What the calibration suite measured for a task's method at its n, one or two sentences:
+    "Calibrated: ..." or "Not calibrated: measured type-I error 8.1% ..." (outside the band,
+    or not measured at all), and a warning when the gold scores are too tied for the suite's
+    cells. None without a comparison of the task."""
+    comparison = result.pairwise.get(task)
+    if comparison is None:
+        return None
+    from sts_extras.stats.calibration import COVERAGE_BAND, SIZE_BAND
+
+    measured = comparison.calibration
+    if measured is None:
+        parts = [
+            f"Not calibrated: the calibration suite did not measure {comparison.method}, so its "
+            f"error rate at n = {comparison.n} is unknown (docs/calibration.md)."
+        ]
+    else:
+        real = (
+            ""
+            if measured.real_coverage is None
+            else f", {_percent(measured.real_coverage)} on real STS data"
+        )
+        samples = f"{measured.samples} data set{'s' * (measured.samples != 1)} per cell"
+        numbers = (
+            f"the calibration suite measured {measured.method}'s type-I error "
+            f"{_percent(measured.size)} and coverage {_percent(measured.coverage)}"
+            f"{real} at n = {measured.grid_n} (one pair at α = 0.05, its worst data cell, "
+            f"{samples}; this task: n = {comparison.n})"
+        )
+        band = (
+            f"type-I error at most {SIZE_BAND[1]:.1%} and coverage at least "
+            f"{COVERAGE_BAND[0]:.1%} on every synthetic cell, up to the suite's Monte Carlo error"
+        )
+        if measured.calibrated:
+            parts = [f"Calibrated ({band}): {numbers}."]
+        else:
+            parts = [
+                f"Not calibrated: {numbers}; calibrated means {band}, at an n the suite "
+                "covers (docs/calibration.md)."
+            ]
+    unit = next((item for item in result.tasks if item.name == task), None)
+    distinct = None if unit is None else tied_gold_values(unit.gold)
+    if distinct is not None:
+        parts.append(
+            f"The gold scores take only {distinct} distinct values: too tied for the "
+            "calibration suite's cells to speak for this task."
+        )
+    return " ".join(parts)
 
 
 def _rankescape_markdown(row: ModelTaskStats) -> str:
@@ -138,11 +266,9 @@ def _comparison_cells(
     if item is None or item.delta is None or item.ci_low is None or item.ci_high is None:
         reason = item.error if item is not None and item.error else "no comparison"
         return [f"— ({escape(reason)})", "—", "—"]
-    mark = " †" if item.bca_significant else ""
-    star = " *" if item.holm_significant else ""
+    mark = f" {MARK}" if item.significant else ""
     interval = f"{_signed(item.delta)} [{_signed(item.ci_low)}, {_signed(item.ci_high)}]{mark}"
-    statistic = "—" if item.statistic is None else f"{item.statistic:.2f}"
-    return [interval, statistic, f"{_p(item.pvalue_holm)}{star}"]
+    return [interval, level_text(item.confidence_level), _p(item.pvalue_adjusted)]
 
 
 def result_record(row: ModelTaskRow) -> dict[str, Any]:
@@ -178,10 +304,12 @@ def result_record(row: ModelTaskRow) -> dict[str, Any]:
 
 
 def table_header(result: LeaderboardResult) -> list[str]:
-    """The column names of a unit's ranked table (the test's statistic and the adjustment
-    named, the confidence level if not 95%)."""
+    """The column names of a unit's ranked table (the adjustment named, the confidence level if
+    not 95%): the Δr interval with its mark, the interval's per-pair level, the adjusted p."""
     level = result.settings.get("confidence_level", 0.95)
     shown = "95%" if level == 0.95 else f"{level:.0%}"
+    adjust = adjust_name(result.settings)
+    interval = f"{shown} CI" if result.settings.get("adjust") == "none" else f"{adjust}-adj. CI"
     return [
         "#",
         "Model",
@@ -192,9 +320,9 @@ def table_header(result: LeaderboardResult) -> list[str]:
         "ρ_w",
         "τ_w",
         f"rank [{shown}]",
-        f"Δr vs baseline [{shown} BCa]",
-        test_letter(result.settings),
-        f"p ({adjust_name(result.settings)})",
+        f"Δr vs baseline [{interval}]",
+        "CI level",
+        f"p ({adjust})",
     ]
 
 
@@ -202,8 +330,9 @@ def table_rows(
     result: LeaderboardResult, task: str, escape: Callable[[str], str] = escape_markdown
 ) -> list[list[str]]:
     """The cells of a unit's ranked table, best first (failed models last), as in the Markdown:
-    3 decimals, † on a BCa interval excluding 0, * on an adjusted p at most ``alpha``. Model
-    names and error messages go through ``escape`` (default: Markdown's)."""
+    3 decimals; Δr against the baseline with the pair's interval, † when it excludes 0 (the
+    pair's one decision), the interval's per-pair level and the adjusted p-value. Model names
+    and error messages go through ``escape`` (default: Markdown's)."""
     rows = []
     for row in result.stats_for(task):
         is_baseline = row.model == result.baseline
@@ -233,10 +362,11 @@ def _group(names: tuple[str, ...]) -> str:
 
 
 def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
-    """The lines under a unit's table: failed models left out, groups the unit cannot separate,
-    and the minimal detectable Δr of the top model."""
+    """The lines under a unit's table: failed models left out, groups the unit cannot separate
+    (by the pairs' decisions, the table's †), and the minimal detectable Δr of the top model."""
     settings = result.settings
     alpha = settings.get("alpha", 0.05)
+    level = settings.get("confidence_level", 0.95)
     lines = []
     failed = [row.model for row in result.stats_for(task) if isinstance(row, ModelTaskFailure)]
     if failed:
@@ -252,8 +382,8 @@ def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
         return lines
     groups = result.not_separable(task)
     lines.append(
-        f"Not separable at {1 - alpha:.0%} ({adjust_name(settings)}-adjusted p > {alpha:g} "
-        "over all pairs): "
+        f"Not separable at {level:.0%} (no pair of a group is significant, {MARK}, "
+        f"{adjusted_over_pairs(settings).replace(' of the task', '')}): "
         + (", ".join(_group(group) for group in groups) if groups else "none, every pair differs")
         + "."
     )
@@ -268,7 +398,7 @@ def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
             parts.append(f"{escape_markdown(name)} {shown} (observed {_signed(observed)})")
         lines.append(
             f"Minimal detectable Δr at {settings.get('detectable_power', 0.8):.0%} power "
-            f"({settings.get('dependent_test', 'meng1992')} test, α = {alpha:g}, "
+            f"({detectable_test(comparison.method)} test, α = {alpha:g} for one pair, "
             f"n = {comparison.n}) of "
             f"{escape_markdown(top)} against: " + "; ".join(parts) + "."
         )

@@ -112,7 +112,8 @@ def run_leaderboard(
     settings : LeaderboardSettings, optional
         Every other setting: the output directory, the statistics, the figures, the cache, what
         may be trusted and where the cells run (default ``LeaderboardSettings()``: reports in
-        ``leaderboard/``, seed 0, 10000 resamples, Meng-Rosenthal-Rubin test, Holm adjustment).
+        ``leaderboard/``, seed 0, 10000 resamples, the calibrated method (``"auto"``), Holm
+        adjustment).
     **deprecated
         The settings as keyword arguments (``output=``, ``seed=``, ``test=`` ...), as before
         0.3: still taken, with a ``DeprecationWarning``; use

@@ -58,7 +58,9 @@ __all__ = [
 #: Version of the formats of :class:`PlanFile`, :class:`TaskFile` and :class:`CellFile`
 #: (2: cells carry their identity, plans their score range and the shards they hold; 3: the
 #: settings are the record of :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`,
-#: whose dependent-correlation test is ``method``, once ``test``).
+#: whose dependent-correlation test is ``method``, once ``test``). ``method`` now also takes
+#: ``"auto"`` and the interval methods (one decision per pair): a format-3 record of before, whose
+#: ``method`` names a dependent test, still parses and decides by that test, so the format stays 3.
 FORMAT = 3
 #: ``mteb.evaluate(prediction_folder=F)`` writes ``F/<task name><suffix>``.
 MTEB_PREDICTION_SUFFIX = PREDICTION_FILE_SUFFIX

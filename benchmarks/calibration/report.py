@@ -1,0 +1,703 @@
+"""What a run of the calibration suite writes: the JSON table, the docs page and the figure.
+
+* :func:`write_table` -- ``sts_extras/data/calibration.json``, the table
+  :mod:`sts_extras.stats.calibration` reads (one row per correlation, method, n and cell);
+* :func:`write_page` -- ``docs/calibration.md``: the settings, the band, the worst size and
+  coverage of every method at every n (synthetic cells), the real-data cells, the cells
+  themselves and the method ``choose_method`` picks;
+* :func:`write_figure` -- ``docs/img/calibration.png``: size and coverage against n.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import types
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.calibration.suite import (
+    ALPHA,
+    CONFIDENCE_LEVEL,
+    METHODS,
+    CellResult,
+    SuiteResult,
+    standard_error,
+)
+from sts_extras.stats.dependent import DEPENDENT_METHODS
+from sts_extras.stats.intervals import DIFFERENCE_METHODS
+
+__all__ = [
+    "COMMAND",
+    "COVERAGE_BAND",
+    "FIGURE_METHODS",
+    "SIZE_BAND",
+    "packaged_table_path",
+    "summary_text",
+    "use_table",
+    "worst",
+    "write_figure",
+    "write_page",
+    "write_table",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMAND = "python -m benchmarks.calibration"
+#: The band of a calibrated method on every synthetic cell with n >= 50.
+SIZE_BAND = (0.035, 0.065)
+COVERAGE_BAND = (0.935, 0.965)
+#: Methods drawn in the figure.
+FIGURE_METHODS = (*DIFFERENCE_METHODS, "steiger1980", "meng1992")
+#: Methods of the by-family tables.
+FAMILY_METHODS = (*DIFFERENCE_METHODS, "steiger1980", "meng1992", "williams1959")
+#: Order of the synthetic families in the tables.
+FAMILY_ORDER = ("normal", "heteroscedastic", "heavy-tailed", "skewed", "sts-like")
+#: Smallest n at which the band is required.
+BAND_FROM_N = 50
+
+
+def _format_rate(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _in_band(value: float, band: tuple[float, float]) -> bool:
+    # Rates are rounded to 4 decimals in the table: compare on that grid.
+    return band[0] - 1e-9 <= value <= band[1] + 1e-9
+
+
+def worst(
+    results: Iterable[CellResult], correlation: str, method: str, n: int, *, real: bool = False
+) -> tuple[float | None, float | None, int]:
+    """Worst (largest) size and worst (smallest) coverage over the matching cells, and min S."""
+    sizes, coverages, samples = [], [], []
+    for result in results:
+        if result.correlation != correlation or result.n != n or result.cell.real != real:
+            continue
+        size = result.size[method]
+        if size is not None:
+            sizes.append(size)
+        coverages.append(result.coverage[method])
+        samples.append(result.samples_by_method[method])
+    return (
+        max(sizes) if sizes else None,
+        min(coverages) if coverages else None,
+        min(samples) if samples else 0,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+# --------------------------------------------------------------------------------------------
+def table_document(result: SuiteResult) -> dict[str, Any]:
+    """The JSON document of a run."""
+    return {
+        "format": 1,
+        "generated_by": COMMAND,
+        "alpha": ALPHA,
+        "confidence_level": CONFIDENCE_LEVEL,
+        "resamples": result.config.resamples,
+        "seed": result.config.seed,
+        "rows": result.rows(),
+    }
+
+
+def write_table(result: SuiteResult, path: Path) -> Path:
+    """Write ``calibration.json`` (atomically: a temporary file renamed into place).
+
+    Top-level keys of an existing file that this suite does not write (e.g. ``"families"``,
+    the family-wise rows of ``benchmarks/calibration/families.py``) are kept as they were.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = table_document(result)
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        previous = {}
+    if isinstance(previous, dict):
+        for key, value in previous.items():
+            document.setdefault(key, value)
+    text = json.dumps(document, indent=None, separators=(",", ":"))
+    # One row per line: readable diffs.
+    text = text.replace('"rows":[{', '"rows":[\n{').replace("},{", "},\n{")
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        partial.write_text(text + "\n", encoding="utf-8")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown
+# --------------------------------------------------------------------------------------------
+def _cell_text(size: float | None, coverage: float | None, n: int) -> str:
+    """``size / coverage`` in percent, out-of-band values in bold (n >= 50: the band applies)."""
+    parts = []
+    for value, band in ((size, SIZE_BAND), (coverage, COVERAGE_BAND)):
+        text = _format_rate(value)
+        if value is not None and not _in_band(value, band):
+            text = f"**{text}**" if n >= BAND_FROM_N else f"*{text}*"
+        parts.append(text)
+    return " / ".join(parts)
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _n_values(result: SuiteResult, correlation: str) -> list[int]:
+    return sorted({r.n for r in result.results if r.correlation == correlation})
+
+
+def _samples_text(result: SuiteResult, correlation: str, n: int) -> int:
+    """Data sets per cell of the bootstrap methods (the fewest) at this n."""
+    found = [
+        r.samples_by_method["percentile"]
+        for r in result.results
+        if r.correlation == correlation and r.n == n
+    ]
+    return min(found) if found else 0
+
+
+def _synthetic_table(result: SuiteResult, correlation: str) -> list[str]:
+    ns = _n_values(result, correlation)
+    header = ["method", *[f"n = {n}" for n in ns]]
+    rows = []
+    for method in METHODS:
+        row = [f"`{method}`"]
+        for n in ns:
+            size, coverage, _ = worst(result.results, correlation, method, n)
+            row.append(_cell_text(size, coverage, n))
+        rows.append(row)
+    return _table(header, rows)
+
+
+_SHORT = {
+    "normal": "normal",
+    "heteroscedastic": "hetero",
+    "heavy-tailed": "t3",
+    "skewed": "skewed",
+    "sts-like": "sts-like",
+}
+
+
+def _where(result: CellResult) -> str:
+    """A short label of a synthetic cell: family and setting number (null 1-2, effect 1-2)."""
+    rho = result.cell.setting.split(",")[0]
+    return f"{_SHORT.get(result.cell.family, result.cell.family)} {rho}"
+
+
+def _worst_cells_table(result: SuiteResult, correlation: str) -> list[str]:
+    """For the interval methods: the cell of the worst size and of the worst coverage, by n."""
+    ns = _n_values(result, correlation)
+    rows = []
+    for method in (*DIFFERENCE_METHODS, "steiger1980"):
+        row = [f"`{method}`"]
+        for n in ns:
+            found = [
+                r
+                for r in result.results
+                if r.correlation == correlation and r.n == n and not r.cell.real
+            ]
+            nulls = [r for r in found if r.size[method] is not None]
+            texts = []
+            if nulls:
+                texts.append(_where(max(nulls, key=lambda r: r.size[method] or 0.0)))
+            if found:
+                texts.append(_where(min(found, key=lambda r: r.coverage[method])))
+            row.append(" / ".join(texts))
+        rows.append(row)
+    return _table(["method", *[f"n = {n}" for n in ns]], rows)
+
+
+def _family_table(result: SuiteResult, correlation: str, methods: Sequence[str]) -> list[str]:
+    """Worst size / worst coverage over n >= 50, by family (synthetic) and over the real cells."""
+    families = []
+    for r in result.results:
+        label = "real" if r.cell.real else r.cell.family
+        if label not in families:
+            families.append(label)
+    families.sort(key=lambda f: (f == "real", FAMILY_ORDER.index(f) if f in FAMILY_ORDER else 0))
+    rows = []
+    for method in methods:
+        row = [f"`{method}`"]
+        for family in families:
+            found = [
+                r
+                for r in result.results
+                if r.correlation == correlation
+                and r.n >= BAND_FROM_N
+                and ("real" if r.cell.real else r.cell.family) == family
+            ]
+            sizes = [r.size[method] for r in found if r.size[method] is not None]
+            size = max(sizes) if sizes else None  # type: ignore[type-var]
+            coverage = min(r.coverage[method] for r in found) if found else None
+            row.append(_cell_text(size, coverage, BAND_FROM_N))
+        rows.append(row)
+    return _table(["method", *families], rows)
+
+
+def _findings(result: SuiteResult, correlation: str) -> list[str]:
+    """Sentences on the cells where every method misses (computed from the run)."""
+    lines: list[str] = []
+    heavy = [
+        r
+        for r in result.results
+        if r.correlation == correlation
+        and r.cell.family == "heavy-tailed"
+        and r.cell.effect
+        and r.n >= BAND_FROM_N
+    ]
+    if heavy:
+        best = max(min(r.coverage[m] for r in heavy) for m in DIFFERENCE_METHODS)
+        if _in_band(best, COVERAGE_BAND):
+            return lines
+        others = [
+            r
+            for r in result.results
+            if r.correlation == correlation
+            and not r.cell.real
+            and not (r.cell.family == "heavy-tailed" and r.cell.effect)
+            and r.n >= BAND_FROM_N
+        ]
+        lines.append(
+            f"On the heavy-tailed cells with an effect (errors t with 3 df) no interval method "
+            f"reaches the band for {correlation.capitalize()}: the best worst coverage over "
+            f"n >= {BAND_FROM_N} is {100 * best:.1f} %."
+            + (
+                " Pearson's r has no finite fourth moments there, so its sampling distribution"
+                " stays skewed and no interval built on its bootstrap or jackknife spread is"
+                " consistent; the null cells of the family are symmetric and unaffected."
+                if correlation == "pearson"
+                else ""
+            )
+        )
+        if others:
+            parts = []
+            for method in DIFFERENCE_METHODS:
+                sizes = [r.size[method] for r in others if r.size[method] is not None]
+                coverage = min(r.coverage[method] for r in others)
+                size = max(sizes) if sizes else None  # type: ignore[type-var]
+                parts.append(f"`{method}` {_format_rate(size)} / {_format_rate(coverage)}")
+            lines.append(
+                "Without those cells, the worst size / coverage over n >= "
+                f"{BAND_FROM_N} is: " + ", ".join(parts) + "."
+            )
+    return lines
+
+
+def _real_results(result: SuiteResult, correlation: str) -> list[CellResult]:
+    return [r for r in result.results if r.correlation == correlation and r.cell.real]
+
+
+def _real_table(result: SuiteResult, correlation: str) -> list[str]:
+    real = _real_results(result, correlation)
+    if not real:
+        return ["No real-data cells in this run (the STS Benchmark was not found)."]
+    ns = _n_values(result, correlation)
+    null_cells = sorted({r.cell.name for r in real if not r.cell.effect})
+    effect_cells = sorted({r.cell.name for r in real if r.cell.effect}, key=_real_order(real))
+    by_key = {(r.cell.name, r.n): r for r in real}
+    header = ["method", *[f"n = {n}" for n in ns]]
+    rows = []
+    for method in METHODS:
+        row = [f"`{method}`"]
+        for n in ns:
+            parts = []
+            for name in null_cells:
+                found = by_key.get((name, n))
+                size = None if found is None else found.size[method]
+                text = _format_rate(size)
+                if size is not None and not _in_band(size, SIZE_BAND):
+                    text = f"**{text}**"
+                parts.append(text)
+            coverages = []
+            for name in effect_cells:
+                found = by_key.get((name, n))
+                coverage = None if found is None else found.coverage[method]
+                text = _format_rate(coverage)
+                if coverage is not None and not _in_band(coverage, COVERAGE_BAND):
+                    text = f"**{text}**"
+                coverages.append(text)
+            row.append(" / ".join([*parts, " · ".join(coverages)]))
+        rows.append(row)
+    legend = (
+        "Each entry: size on the symmetrised null cell (pairs "
+        + ", ".join(f"`{name.split('/')[1]}`" for name in null_cells)
+        + ") / coverage on the pairs "
+        + ", ".join(f"`{name.split('/')[1]}`" for name in effect_cells)
+        + " (in that order), in percent; bold: outside the band at any n (the real cells are"
+        " the hard ones; no band is promised on them)."
+    )
+    return [legend, "", *_table(header, rows)]
+
+
+def _real_order(real: Sequence[CellResult]) -> Callable[[str], int]:
+    names = []
+    for r in real:
+        if r.cell.name not in names:
+            names.append(r.cell.name)
+    return names.index
+
+
+def _cells_table(result: SuiteResult) -> list[str]:
+    correlations = result.config.correlations
+    header = ["cell", *[f"{c}: rho1, rho2, r12 (Delta)" for c in correlations]]
+    rows = []
+    for cell in result.config.cells:
+        row = [f"`{cell.name}`"]
+        for correlation in correlations:
+            values = result.populations.get((cell.name, correlation))
+            if values is None:
+                row.append("-")
+                continue
+            rho1, rho2, r12 = values
+            delta = rho1 - rho2 if cell.effect else 0.0
+            row.append(f"{rho1:.3f}, {rho2:.3f}, {r12:.3f} ({delta:+.3f})")
+        rows.append(row)
+    return _table(header, rows)
+
+
+def _choice_table(result: SuiteResult, choose: Callable[[str, int], str]) -> list[str]:
+    rows = []
+    for correlation in result.config.correlations:
+        ns = _n_values(result, correlation)
+        rows.append([correlation, *[f"`{choose(correlation, n)}`" for n in ns]])
+    ns = _n_values(result, result.config.correlations[0])
+    return _table(["correlation", *[f"n = {n}" for n in ns]], rows)
+
+
+def _samples_table(result: SuiteResult) -> list[str]:
+    """S drawn / bootstrapped per correlation and n, and the standard error at 5 %."""
+    correlations = result.config.correlations
+    ns = sorted({r.n for r in result.results})
+    rows = []
+    for correlation in correlations:
+        row = [correlation]
+        for n in ns:
+            found = [r for r in result.results if r.correlation == correlation and r.n == n]
+            if not found:
+                row.append("-")
+                continue
+            drawn = min(r.samples for r in found)
+            booted = min(r.samples_by_method["percentile"] for r in found)
+            if drawn == booted:
+                row.append(f"{drawn} (SE {100 * standard_error(ALPHA, drawn):.2f})")
+            else:
+                errors = " / ".join(
+                    f"{100 * standard_error(ALPHA, k):.2f}" for k in (drawn, booted)
+                )
+                row.append(f"{drawn} / {booted} (SE {errors})")
+        rows.append(row)
+    return _table(["S (SE, points)", *[f"n = {n}" for n in ns]], rows)
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min ({seconds:.0f} s)"
+
+
+def page_text(
+    result: SuiteResult,
+    *,
+    figure: str | None = "img/calibration.png",
+    choose: Callable[[str, int], str] | None = None,
+    machine: str = "",
+) -> str:
+    """The Markdown of ``docs/calibration.md`` for a run."""
+    config = result.config
+    samples = config.samples
+    families = sorted({c.family for c in config.cells if not c.real})
+    n_synthetic = sum(1 for c in config.cells if not c.real)
+    n_real = sum(1 for c in config.cells if c.real)
+    n_null = sum(1 for c in config.cells if not c.real and not c.effect)
+    lines = [
+        "# Calibration of the intervals and tests of r1 - r2",
+        "",
+        "<!-- Generated by `python -m benchmarks.calibration`: do not edit by hand. -->",
+        "",
+        "How often does each method of the package reject a true null (its **size**, or type-I",
+        "error, at alpha = 0.05, two-sided) and how often does its 95 % interval of the",
+        "difference of two dependent correlations r1 - r2 = r(gold, a) - r(gold, b) contain the",
+        "true difference (its **coverage**)? The calibration suite in `benchmarks/calibration/`",
+        "measures both for every method, on simulated data sets of many shapes and on samples",
+        "of real STS Benchmark scores, and writes `sts_extras/data/calibration.json`, which",
+        "`sts_extras.stats.calibration` reads (`measured_level`, `choose_method`).",
+        "",
+        "## Rerun",
+        "",
+        "```bash",
+        f"{COMMAND}            # the full grid: this page, the figure and the JSON table",
+        f"{COMMAND} --quick    # the fixed-seed slice the tests run (prints a summary)",
+        "```",
+        "",
+        f"Options: `--samples S` (default {samples}), `--resamples B` (default "
+        f"{config.resamples}), `--seed K` (default {config.seed}), `--workers W` (default 2).",
+        "The same seed gives the same table: every random stream is keyed by the seed, the",
+        "cell, n and the correlation, whatever the order of the work or the number of workers.",
+        f"This run: seed {config.seed}, {config.workers} worker(s), **{_minutes(result.seconds)}**"
+        f" wall-clock" + (f" on {machine}" if machine else "") + f"; the work took "
+        f"{_minutes(result.cpu_seconds)} of CPU time, i.e. "
+        f"{_minutes(result.cpu_seconds / max(1, config.workers))} on {config.workers} idle "
+        "core(s) (the wall-clock time is longer when other work shares the machine).",
+        "",
+        "## What is measured",
+        "",
+        f"* **Methods**: the interval methods {', '.join(f'`{m}`' for m in DIFFERENCE_METHODS)}",
+        "  (`sts_extras.stats.intervals.difference_intervals` / `difference_pvalues`, whose",
+        "  interval excludes 0 exactly when p < alpha), and the seed tests",
+        f"  {', '.join(f'`{m}`' for m in DEPENDENT_METHODS)}",
+        "  (`dependent_statistic` with the p-value of `dependent_correlation_test`; their",
+        "  coverage is that of the Zou (2007) interval they all report). For Spearman the seed",
+        "  tests run on the Spearman correlation matrix, as",
+        '  `compare_dependent_correlations(correlation="spearman")` does.',
+        f"* **Grid**: n in {{{', '.join(str(n) for n in sorted(config.n_values))}}};"
+        f" {n_synthetic} synthetic cells ({n_null} null, {n_synthetic - n_null} with an effect;",
+        f"  families {', '.join(families)}) and {n_real} real-data cells;"
+        f" {' and '.join(c.capitalize() for c in config.correlations)}.",
+        "* **Monte Carlo**: S data sets per cell (drawn / bootstrapped: the bootstrap",
+        "  methods are measured on the first ones, jackknife-t and the seed tests on all drawn);",
+        f"  B = {config.resamples} bootstrap resamples per data set. One count matrix is drawn",
+        "  per cell and shared by its data sets (valid: the resampled indices are independent",
+        "  of the data). Spearman's bootstrap costs O(B n) or O(B n^2) per data set, so Spearman",
+        "  gets fewer data sets at some n; the standard error of a rate near 5 % (or 95 %) is",
+        "  sqrt(0.05 x 0.95 / S):",
+        "",
+        *_samples_table(result),
+        "",
+        "Entries: data sets drawn / bootstrapped, and the standard errors in points. A rate is",
+        "measured to about +-2 standard errors; keep that in mind near the band's edges.",
+        "",
+        "## The band",
+        "",
+        "A method is **calibrated** for one pair when its size lies within [3.5 %, 6.5 %] and its",
+        "coverage within [93.5 %, 96.5 %] on every synthetic cell with n >= 50 (size is measured",
+        "on the null cells; coverage on every cell). Real-data cells are reported beside it.",
+        "Below, each entry is **worst size / worst coverage** in percent over the synthetic",
+        "cells at that n; **bold**: outside the band at n >= 50; *italics*: outside it at",
+        "n < 50, where no band is promised.",
+        "",
+    ]
+    if figure:
+        lines += [f"![Size and coverage against n]({figure})", ""]
+    for correlation in config.correlations:
+        title = f"## {correlation.capitalize()}: synthetic cells (worst size / worst coverage)"
+        lines += [title, ""]
+        lines += _synthetic_table(result, correlation)
+        lines += [
+            "",
+            "Where the worst values occur (cell of the worst size / of the worst coverage;",
+            "the setting's rho, or rho1 for an effect cell):",
+            "",
+            *_worst_cells_table(result, correlation),
+            "",
+            f"By family, worst over n >= {BAND_FROM_N} (`real`: the STS Benchmark cells):",
+            "",
+            *_family_table(result, correlation, FAMILY_METHODS),
+            "",
+            *_findings(result, correlation),
+            "",
+        ]
+    for correlation in config.correlations:
+        lines += [f"## {correlation.capitalize()}: real STS Benchmark cells", ""]
+        lines += _real_table(result, correlation)
+        lines.append("")
+    if choose is not None:
+        lines += [
+            "## The method `choose_method` picks",
+            "",
+            "`sts_extras.stats.calibration.choose_method(correlation, n)` (the method",
+            '`method="auto"` uses): among the interval methods, the one whose worst synthetic',
+            "size and coverage at the nearest grid n violate the band least, then fall least",
+            "short on the real cells, then have the size closest to 5 %.",
+            "",
+            *_choice_table(result, choose),
+            "",
+        ]
+    lines += [
+        "## The cells",
+        "",
+        "Population correlations of each cell (synthetic Pearson values are exact by",
+        "construction except for `sts-like`, whose setting names latent values; the others come",
+        "from a 2,000,000-row sample with a fixed seed, 400,000 rows for the null cells, whose",
+        "values are only shown; real cells: the full STS Benchmark test set, 1,379 pairs,",
+        "sampled with replacement). Null cells are symmetric in a and b, so their true",
+        "difference is exactly 0; Delta is the true difference the coverage is measured at.",
+        "",
+        *_cells_table(result),
+        "",
+        "Families: `normal` (trivariate normal); `heteroscedastic` (error sd 0.2 + |gold -",
+        "mean|); `heavy-tailed` (bivariate t errors, 3 df); `skewed` (gamma(2) gold,",
+        "chi-square(4) errors); `sts-like` (gold the mean of 5 integer votes on 0-5, systems",
+        "tanh of latent scores, cosine-like in (-1, 1)); `stsb-test` (real: the STS Benchmark",
+        "test set scored by the package's models, `benchmarks/calibration/real_scores.py`).",
+        "",
+    ]
+    undefined = [
+        (r, m, k)
+        for r in result.results
+        for m, k in r.undefined.items()
+        if k and m in DIFFERENCE_METHODS
+    ]
+    if undefined:
+        lines += ["Undefined intervals (NaN, counted as not covering):", ""]
+        lines += [
+            f"* `{m}`, {r.correlation}, `{r.cell.name}`, n = {r.n}: {k} of {r.samples}"
+            for r, m, k in undefined[:20]
+        ]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_page(result: SuiteResult, path: Path, **options: Any) -> Path:
+    """Write the docs page (see :func:`page_text` for the options)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page_text(result, **options), encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Figure
+# --------------------------------------------------------------------------------------------
+def write_figure(result: SuiteResult, path: Path) -> Path:
+    """Size and coverage against n, one line per method, Pearson and Spearman panels."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    correlations = result.config.correlations
+    has_real = any(r.cell.real for r in result.results)
+    panels = [
+        ("worst size, synthetic null cells", "size", False, SIZE_BAND),
+        ("worst coverage, synthetic cells", "coverage", False, COVERAGE_BAND),
+    ]
+    if has_real:
+        panels += [
+            ("size, real null cell (STS Benchmark)", "size", True, SIZE_BAND),
+            ("worst coverage, real cells (STS Benchmark)", "coverage", True, COVERAGE_BAND),
+        ]
+    figure, axes = plt.subplots(
+        len(panels),
+        len(correlations),
+        figsize=(5.2 * len(correlations), 3.2 * len(panels)),
+        squeeze=False,
+        sharex=True,
+    )
+    palette = plt.get_cmap("tab10")
+    colours = [palette(i) for i in range(10)]
+    styles = {m: ("-" if m in DIFFERENCE_METHODS else "--") for m in FIGURE_METHODS}
+    for column, correlation in enumerate(correlations):
+        ns = _n_values(result, correlation)
+        for row, (title, what, real, band) in enumerate(panels):
+            axis = axes[row][column]
+            axis.axhspan(band[0] * 100, band[1] * 100, color="0.88", zorder=0)
+            axis.axhline((band[0] + band[1]) * 50, color="0.5", linewidth=0.8, zorder=1)
+            for index, method in enumerate(FIGURE_METHODS):
+                values = []
+                for n in ns:
+                    size, coverage, _ = worst(result.results, correlation, method, n, real=real)
+                    value = size if what == "size" else coverage
+                    values.append(math.nan if value is None else 100 * value)
+                axis.plot(
+                    ns,
+                    values,
+                    styles[method],
+                    marker="o",
+                    markersize=3,
+                    color=colours[index % len(colours)],
+                    label=method,
+                )
+            axis.set_xscale("log")
+            axis.set_xticks(ns)
+            axis.set_xticklabels([str(n) for n in ns])
+            axis.minorticks_off()
+            axis.set_title(f"{correlation.capitalize()}: {title}", fontsize=9)
+            axis.set_ylabel("percent")
+            if what == "size":
+                axis.set_ylim(0, max(20.0, axis.get_ylim()[1]))
+            else:
+                axis.set_ylim(min(80.0, axis.get_ylim()[0]), 100)
+            if row == len(panels) - 1:
+                axis.set_xlabel("n")
+    axes[0][0].legend(fontsize=7, ncol=2)
+    figure.suptitle(
+        "Calibration of r1 - r2 (band shaded: 5 % +- 1.5 and 95 % +- 1.5 points)", fontsize=10
+    )
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Console
+# --------------------------------------------------------------------------------------------
+def summary_text(result: SuiteResult, methods: Sequence[str] = METHODS) -> str:
+    """Plain-text tables of the worst size / coverage per method and n (synthetic, real)."""
+    out = []
+    for correlation in result.config.correlations:
+        ns = _n_values(result, correlation)
+        for real in (False, True):
+            if real and not any(r.cell.real for r in result.results):
+                continue
+            label = "real cells" if real else "synthetic cells"
+            out.append(f"{correlation}, {label}: worst size / worst coverage (%)")
+            out.append(f"{'method':<16}" + "".join(f"{'n=' + str(n):>14}" for n in ns))
+            for method in methods:
+                cells = []
+                for n in ns:
+                    size, coverage, _ = worst(result.results, correlation, method, n, real=real)
+                    cells.append(f"{_format_rate(size)} / {_format_rate(coverage)}")
+                out.append(f"{method:<16}" + "".join(f"{c:>14}" for c in cells))
+            out.append("")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading a written table through sts_extras.stats.calibration
+# --------------------------------------------------------------------------------------------
+class _TableRoot:
+    """Stands in for ``importlib.resources.files("sts_extras")``: serves one calibration file."""
+
+    def __init__(self, path: Path):
+        self._path = path
+
+    def joinpath(self, name: str) -> Path:
+        if name != "data/calibration.json":  # pragma: no cover - only this file is read
+            raise FileNotFoundError(name)
+        return self._path
+
+
+@contextlib.contextmanager
+def use_table(path: Path) -> Iterator[None]:
+    """Make :mod:`sts_extras.stats.calibration` read ``path`` instead of the packaged table.
+
+    For a table written elsewhere than the package (``--output-dir``, the tests); the module's
+    cache is cleared on entry and on exit.
+    """
+    from sts_extras.stats import calibration
+
+    original = calibration.resources
+    calibration._table.cache_clear()
+    calibration.resources = types.SimpleNamespace(  # type: ignore[assignment]
+        files=lambda package: _TableRoot(path)
+    )
+    try:
+        yield
+    finally:
+        calibration.resources = original
+        calibration._table.cache_clear()
+
+
+def packaged_table_path() -> Path:
+    """Where the package's ``calibration.json`` lives (this checkout's ``sts_extras/data``)."""
+    import sts_extras
+
+    return Path(sts_extras.__file__).resolve().parent / "data" / "calibration.json"
