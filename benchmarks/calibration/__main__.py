@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--family-samples",
         type=int,
-        default=300,
+        default=120,
         help="simulated tasks per family-wise cell (families.py; 0 leaves them out)",
     )
     parser.add_argument(

@@ -48,6 +48,7 @@ from sts_extras.progress import progress_bar
 from sts_extras.stats.calibration import (
     MeasuredLevel,
     choose_method,
+    for_family,
     measured_for_data,
     warn_if_uncalibrated,
 )
@@ -278,6 +279,8 @@ def resolve_method(
     adjusted over several pairs (see :func:`~sts_extras.stats.calibration.choose_method`)."""
     chosen = choose_method(correlation, n, family=family) if method == "auto" else method
     level = measured_for_data(chosen, correlation, references)
+    if family:
+        level = for_family(level, chosen, n)
     warn_if_uncalibrated(level, chosen, n, stacklevel=stacklevel + 1)
     return chosen, level
 

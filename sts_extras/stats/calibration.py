@@ -35,6 +35,7 @@ __all__ = [
     "UncalibratedWarning",
     "choose_method",
     "family_error",
+    "for_family",
     "heavy_ties",
     "measured_for_data",
     "measured_level",
@@ -78,7 +79,9 @@ class MeasuredLevel:
         On every synthetic cell within reach, the size is at most the top of
         :data:`SIZE_BAND` and the coverage at least the bottom of :data:`COVERAGE_BAND`, up to
         the measurement's Monte Carlo error (two standard errors; a conservative size below the
-        band errs on the safe side), and ``n`` is not below the suite's smallest n.
+        band errs on the safe side), and ``n`` is not below the suite's smallest n. For
+        decisions adjusted over several pairs (:func:`for_family`): the measured family-wise
+        error of the method's adjusted decisions is at most 5 %, up to its Monte Carlo error.
     samples : int
         Simulated data sets per cell (the standard error of a rate p is sqrt(p(1-p)/samples)).
     note : str
@@ -345,6 +348,28 @@ def heavy_ties(references: NDArray[np.float64]) -> bool:
     """
     distinct = np.unique(references).size
     return bool(distinct < _MIN_DISTINCT or distinct < _DISTINCT_SHARE * references.size)
+
+
+def for_family(level: MeasuredLevel | None, method: str, n: int) -> MeasuredLevel | None:
+    """``level`` for decisions adjusted over several pairs: ``calibrated`` is then whether the
+    suite measured the family-wise error of the method's adjusted decisions at most 5 % (up to
+    its Monte Carlo error; :func:`family_error`), and the note says what it measured."""
+    if level is None:
+        return None
+    measured = family_error(method, n)
+    if measured is None:
+        return dataclasses.replace(
+            level, calibrated=False, note=level.note + "; family-wise error not measured"
+        )
+    grid_n, error = measured
+    tolerance = 2.0 * math.sqrt(0.05 * 0.95 / 120)
+    holds = error <= 0.05 + tolerance and n >= min(g for m, g in _family_errors() if m == method)
+    return dataclasses.replace(
+        level,
+        calibrated=bool(holds and "heavily tied" not in level.note),
+        note=level.note + f"; family-wise error of its adjusted decisions {error:.1%} "
+        f"(five equally good models, ten pairs, grid n {grid_n})",
+    )
 
 
 def measured_for_data(

@@ -235,6 +235,14 @@ def calibration_line(result: LeaderboardResult, task: str) -> str | None:
             f"type-I error at most {SIZE_BAND[1]:.1%} and coverage at least "
             f"{COVERAGE_BAND[0]:.1%} on every synthetic cell, up to the suite's Monte Carlo error"
         )
+        family = measured.note.partition("; family-wise error of its adjusted decisions ")[2]
+        if family:
+            # decisions adjusted over several pairs: the family-wise error is the claim
+            band = (
+                "family-wise error of the adjusted pair decisions at most 5%, up to the suite's "
+                "Monte Carlo error"
+            )
+            numbers += f"; its adjusted decisions' family-wise error {family}"
         if measured.calibrated:
             parts = [f"Calibrated ({band}): {numbers}."]
         else:
