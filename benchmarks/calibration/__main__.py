@@ -115,17 +115,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.write_table(result, table)
     report.write_figure(result, figure)
     family_rows = []
+    family_seconds = 0.0
     if args.family_samples > 0 and not args.quick:
         family_start = time.perf_counter()
         family_rows = run_families(samples=args.family_samples, seed=args.seed)
         _add_families(table, family_rows)
-        print(f"family-wise cells in {time.perf_counter() - family_start:.1f} s")
+        family_seconds = time.perf_counter() - family_start
+        print(f"family-wise cells in {family_seconds:.1f} s")
     from sts_extras.stats.calibration import choose_method
 
     with report.use_table(table):
         report.write_page(result, page, choose=choose_method, machine=_machine())
     if family_rows:
-        _append_family_section(page, family_rows, args.family_samples)
+        _append_family_section(page, family_rows, args.family_samples, family_seconds)
     print(f"wrote {table}, {page} and {figure} in {time.perf_counter() - start:.0f} s")
     return 0
 
@@ -138,7 +140,7 @@ def _add_families(table: Path, rows: list[FamilyRow]) -> None:
     table.write_text(json.dumps(document, indent=None) + "\n", encoding="utf-8")
 
 
-def _append_family_section(page: Path, rows: list[FamilyRow], samples: int) -> None:
+def _append_family_section(page: Path, rows: list[FamilyRow], samples: int, seconds: float) -> None:
     """The family-wise claims (adjusted decisions, rank sets, mean ranks, power) on the page."""
     text = page.read_text(encoding="utf-8")
     text += (
@@ -152,8 +154,8 @@ def _append_family_section(page: Path, rows: list[FamilyRow], samples: int) -> N
         "pairs with an adjustment picks among the interval methods whose family-wise error here "
         "is at most 5 % (`choose_method(family=True)`); a bootstrap's far tails, which an "
         "adjusted decision reads, are where the percentile methods fail. The rank intervals are "
-        "marginal: the simultaneous row says how often all five hold at once.\n\n"
-        + families_markdown(rows)
+        "marginal: the simultaneous row says how often all five hold at once. This part took "
+        f"{seconds / 60:.1f} min ({seconds:.0f} s) of the run.\n\n" + families_markdown(rows)
     )
     page.write_text(text, encoding="utf-8")
 
