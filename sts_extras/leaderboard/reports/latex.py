@@ -243,7 +243,7 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
         r"\begin{table*}[t]",
         r"\centering",
         r"\footnotesize",
-        r"\setlength{\tabcolsep}{2pt}",
+        r"\setlength{\tabcolsep}{1.7pt}",
         r"\stsextrasfit{%",
         rf"\begin{{tabular}}{{{_COLUMNS}}}",
         r"\toprule",
