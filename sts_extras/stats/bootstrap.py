@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from sts_extras._deprecation import deprecated_property, renamed_keywords
 from sts_extras._validation import (
@@ -54,6 +53,8 @@ from sts_extras.stats.calibration import (
 )
 from sts_extras.stats.intervals import (
     DIFFERENCE_METHODS,
+    acceleration,
+    bias_correction,
     difference_intervals,
     difference_pvalues,
 )
@@ -492,16 +493,13 @@ def paired_difference(
         method, observed, alpha=alpha, n=n, deltas=deltas[None, :], jackknife=jackknife
     )
     pvalue = difference_pvalues(method, observed, n=n, deltas=deltas[None, :], jackknife=jackknife)
-    below = np.count_nonzero(deltas < delta) + 0.5 * np.count_nonzero(deltas == delta)
-    with np.errstate(divide="ignore"):
-        bias_correction = float(special.ndtri(below / deltas.size))
-    acceleration = None
+    z0 = float(bias_correction(deltas[None, :], observed)[0])
+    accelerated = None
     if method == "BCa":
-        if not math.isfinite(bias_correction):
+        if not math.isfinite(z0):
             raise _undefined_bca(delta)
-        u = jackknife[0].mean() - jackknife[0]  # type: ignore[index]
-        spread = float(np.sum(u * u)) ** 1.5
-        acceleration = float(np.sum(u**3) / (6.0 * spread)) if spread else 0.0
+        assert jackknife is not None
+        accelerated = float(acceleration(jackknife)[0])
     deltas.flags.writeable = False
     return PairedDifference(
         r1=r1,
@@ -510,7 +508,7 @@ def paired_difference(
         low=float(low[0]),
         high=float(high[0]),
         pvalue=float(pvalue[0]),
-        bias_correction=bias_correction,
-        acceleration=acceleration,
+        bias_correction=z0,
+        acceleration=accelerated,
         deltas=deltas,
     )

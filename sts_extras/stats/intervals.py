@@ -106,22 +106,34 @@ def _quantiles(
     return row_quantiles(ordered, n_valid, np.clip(levels, 0.0, 1.0))
 
 
-def _bca_parameters(
-    deltas: NDArray[np.float64], observed: NDArray[np.float64], jackknife: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """BCa's bias correction z0 and acceleration a (Efron & Tibshirani 1993, eqs. 14.14-14.15)."""
+def bias_correction(
+    deltas: NDArray[np.float64], observed: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """BCa's z0 = Phi^-1(share of each row's bootstrap values below the observed one, ties
+    counted half; NaN values left out) (Efron & Tibshirani 1993, eq. 14.14)."""
     n_used = np.count_nonzero(~np.isnan(deltas), axis=1)
     target = observed[:, None]
     below = np.count_nonzero(deltas < target, axis=1) + np.count_nonzero(deltas <= target, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        z0 = special.ndtri(below / (2.0 * n_used))
+        return special.ndtri(below / (2.0 * n_used))
+
+
+def acceleration(jackknife: NDArray[np.float64]) -> NDArray[np.float64]:
+    """BCa's acceleration of each row's leave-one-out values (Efron & Tibshirani 1993, eq.
+    14.15); 0 where they do not spread."""
     u = jackknife.mean(axis=1, keepdims=True) - jackknife
     denominator = np.sum(u * u, axis=1) ** 1.5
     numerator = np.sum(u**3, axis=1)
-    acceleration = np.divide(
+    return np.divide(
         numerator, 6.0 * denominator, out=np.zeros_like(numerator), where=denominator != 0.0
     )
-    return z0, acceleration
+
+
+def _bca_parameters(
+    deltas: NDArray[np.float64], observed: NDArray[np.float64], jackknife: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """BCa's bias correction z0 and acceleration a."""
+    return bias_correction(deltas, observed), acceleration(jackknife)
 
 
 def _bca_levels(
