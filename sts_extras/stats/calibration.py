@@ -224,6 +224,19 @@ def _family_errors() -> dict[tuple[str, int], float]:
     return worst
 
 
+@functools.lru_cache(maxsize=1)
+def _family_samples() -> int:
+    """The fewest simulated tasks behind a family-wise error row (its Monte Carlo error)."""
+    samples: list[int] = []
+    for row in _load().get("families", []):
+        if isinstance(row, dict) and row.get("kind") == "fwer":
+            value = row.get("samples")
+            if type(value) is not int or value < 1:
+                raise ValueError(f"calibration table: bad 'samples' in family row {row!r}")
+            samples.append(value)
+    return min(samples, default=1)
+
+
 def family_error(method: str, n: int) -> tuple[int, float] | None:
     """(grid n, worst measured family-wise error) of ``method``'s adjusted decisions near ``n``."""
     grid = sorted({g for (m, g) in _family_errors() if m == method})
@@ -362,7 +375,7 @@ def for_family(level: MeasuredLevel | None, method: str, n: int) -> MeasuredLeve
             level, calibrated=False, note=level.note + "; family-wise error not measured"
         )
     grid_n, error = measured
-    tolerance = 2.0 * math.sqrt(0.05 * 0.95 / 120)
+    tolerance = 2.0 * math.sqrt(0.05 * 0.95 / _family_samples())
     holds = error <= 0.05 + tolerance and n >= min(g for m, g in _family_errors() if m == method)
     return dataclasses.replace(
         level,
