@@ -1,7 +1,8 @@
 """The leaderboard beyond one process: serial vs ``--workers 2``, and the cost of ``collect``.
 
 Part 1 (issue 14): the default ``sts-extras leaderboard`` run (all-MiniLM-L6-v2 and three static
-models over vectors distilled from it, DSCS and STSS-131, 10000 resamples), serially and with
+models over the packaged GloVe 6B 50-d vectors, DSCS and STSS-131, 10000 resamples; until 0.4
+over vectors distilled from MiniLM), serially and with
 ``--workers 2`` (a Dask ``LocalCluster`` of two worker processes), each from empty sts-extras and
 MTEB caches (the HF datasets cache is shared: it only holds the two small Arrow tables), then
 each re-run warm. Every run is the real command line in a new process, offline. The

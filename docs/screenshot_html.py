@@ -1,4 +1,4 @@
-"""Screenshot of a leaderboard's HTML page, as shown in the README (``docs/leaderboard-html.png``).
+"""Screenshot of a leaderboard's HTML page, as shown in the docs (``docs/leaderboard-html.png``).
 
 Opens the page offline in Debian's headless Chromium (``apt-get install chromium``) through the
 ``playwright`` package (no browser download) and saves the top of the page as PNG::

@@ -71,9 +71,9 @@ def as_real_array(values: object, name: str) -> NDArray[Any]:
     real numeric array is returned as it is (no copy); object arrays and lists become float64.
 
     ``values`` is typed ``object``, not ``ArrayLike``: this is the run-time check of untrusted
-    input (a parsed settings value, a positional argument whose type decides a deprecated order),
-    so any object is accepted here and refused with a :class:`UserInputTypeError`. The result
-    keeps the input's own int, uint or float dtype, hence ``NDArray[Any]``.
+    input (a parsed settings value, an argument of the wrong type or in the wrong place), so
+    any object is accepted here and refused with a :class:`UserInputTypeError`. The result keeps
+    the input's own int, uint or float dtype, hence ``NDArray[Any]``.
 
     Raises
     ------

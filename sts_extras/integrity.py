@@ -3,9 +3,12 @@
 Every cache entry sts-extras writes (encodings, distilled vectors, stored evaluations, ...) is a
 folder or a file written through :func:`atomic_write_bytes` / :func:`atomic_directory`, so a
 crash leaves the old entry or none, never half of one. A folder entry carries a manifest
-(:data:`MANIFEST_FILE`) with the key it was built from and a BLAKE2b hash and size of each file;
+(:data:`MANIFEST_FILE`) with the key it was built from, the name of the content hash and the size
+and :data:`~sts_extras.io.content.CONTENT_HASH` (XXH3-128) digest of each file;
 :func:`verify_manifest` checks it before use, and a caller that finds a problem calls
-:func:`discard`, which removes the entry with one :class:`CacheDiscardedWarning`, then rebuilds.
+:func:`discard`, which removes the entry with one :class:`CacheDiscardedWarning`, then rebuilds. A
+manifest written with another hash (BLAKE2b, before 0.4) is such a problem: its entry is rebuilt,
+never read with digests of another kind.
 
 Hand-written because the standard library has no atomic-write helper, and a cache library
 (``diskcache``, ``joblib.Memory``) would not check entries written by MTEB or model2vec.
@@ -14,7 +17,6 @@ Hand-written because the standard library has no atomic-write helper, and a cach
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.errors import UserInputError
+from sts_extras.io.content import CONTENT_HASH, file_digest
 from sts_extras.io.paths import confined_path
 from sts_extras.io.records import Record, read_record
 
@@ -36,7 +39,6 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "discard",
-    "file_digest",
     "folder_digests",
     "verify_listed",
     "verify_manifest",
@@ -46,27 +48,19 @@ __all__ = [
 #: Name of the manifest file inside a cache folder.
 MANIFEST_FILE = ".sts-extras-manifest.json"
 
-_CHUNK = 1 << 20
-
 
 class CacheDiscardedWarning(UserWarning):
     """A cache entry failed its check and was removed; it is rebuilt from the source."""
 
 
-def file_digest(path: str | os.PathLike) -> str:
-    """BLAKE2b (16-byte) hex digest of a file's bytes, read in 1 MiB chunks."""
-    digest = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 class Manifest(Record):
-    """A manifest as read from disk: the key an entry was built for, and each file's size and
-    digest (``{relative path: [size, BLAKE2b hex]}``)."""
+    """A manifest as read from disk: the key an entry was built for, the content hash of its
+    digests (:data:`~sts_extras.io.content.CONTENT_HASH`; empty in a manifest of before 0.4,
+    whose digests were BLAKE2b), and each file's size and digest (``{relative path: [size,
+    hex]}``)."""
 
     key: Any  # any JSON value: what write_manifest was given
+    hash: str = ""
     files: dict[str, tuple[int, str]]
 
 
@@ -95,11 +89,17 @@ def _read_manifest(folder: Path) -> Manifest | str:
     if path.is_symlink():
         return f"{path} is a symbolic link"
     try:
-        return read_record(Manifest, path, "manifest")
+        manifest = read_record(Manifest, path, "manifest")
     except FileNotFoundError:
         return f"{path} is missing"
     except UserInputError as error:
         return f"{path} is unreadable ({error})"
+    if manifest.hash != CONTENT_HASH:
+        return (
+            f"{path} lists digests of another content hash ({manifest.hash or 'BLAKE2b'}, not "
+            f"{CONTENT_HASH}); it was written by an older sts-extras"
+        )
+    return manifest
 
 
 def _fsync(path: Path) -> None:
@@ -166,7 +166,7 @@ def atomic_directory(target: Path) -> Iterator[Path]:
 
 def write_manifest(folder: Path, key: Mapping[str, object] | str) -> None:
     """Record ``key`` and the size and digest of every file of ``folder`` in its manifest."""
-    manifest = {"key": key, "files": folder_digests(folder)}
+    manifest = {"key": key, "hash": CONTENT_HASH, "files": folder_digests(folder)}
     atomic_write_text(folder / MANIFEST_FILE, json.dumps(manifest, sort_keys=True, default=str))
 
 

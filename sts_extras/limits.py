@@ -7,7 +7,7 @@ reference machine (one core of a 2-core x86-64 VM, numpy 2, the public functions
 call them), chosen so that one run stays within a few minutes and about 2 GB. A count above its
 ceiling is refused before any work, by :func:`sts_extras._validation.check_count`, with a
 :class:`~sts_extras.errors.UserInputError` naming the argument (the command line exits with
-status 2). README "Reliability" lists these values.
+status 2). docs/reliability.md lists these values.
 
 Measured costs behind them (seconds per unit of work):
 

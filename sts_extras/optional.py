@@ -1,9 +1,12 @@
 """Import the optional dependencies that the ``pip install`` extras of sts-extras add.
 
-``pip install sts-extras`` gives the statistics, the datasets and the ``evaluate`` modules (numpy,
-scipy, statsmodels, pandas, datasets, evaluate). Everything else comes with an extra, and importing
-a missing one fails with an :class:`ImportError` that names the command to run. Either wrap the
-imports (type checkers still see them) or import by name:
+sts-extras is not on PyPI yet: install it from a checkout (``pip install .``) or a built wheel
+(``pip install sts_extras-0.4.0-py3-none-any.whl``). The core gives the statistics, the datasets
+and the ``evaluate`` modules (numpy, scipy, statsmodels, pandas, datasets, evaluate). Everything
+else comes with an extra, and importing a missing one fails with an :class:`ImportError` that names
+the command to run: ``pip install 'sts-extras[<extra>]'``, which, with sts-extras installed either
+way, adds just the extra's packages (``pip install '.[<extra>]'`` in a checkout does the same).
+Either wrap the imports (type checkers still see them) or import by name:
 
 >>> from sts_extras.optional import import_optional, requires_extra
 >>> with requires_extra("vectors"):

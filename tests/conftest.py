@@ -1,5 +1,7 @@
-"""Test-session settings (everything offline, no GUI backend) and the fixtures the leaderboard
-tests share: empty caches per module, a tiny sentence-transformers model, tiny word vectors."""
+"""Test-session settings (everything offline, no GUI backend) and the one definition of each
+fixture the tests share: empty caches per module, tiny word vectors, a tiny sentence-transformers
+model (on disk and loaded), a tiny BERT to distil, and one in-process leaderboard run on DSCS.
+Session-scoped fixtures are read-only: copy one before changing it."""
 
 import json
 import os
@@ -26,9 +28,10 @@ def env(tmp_path_factory):
         yield root
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def vectors_file(tmp_path_factory):
-    """Random 16-d word2vec-format vectors over the words of both datasets (via gensim)."""
+    """Random 16-d word2vec-format vectors (seed 0) over the words of both datasets, as written
+    and lower-cased, punctuation too (via gensim); the file is ``tiny.txt``: models "(tiny)"."""
     from gensim.models import KeyedVectors
 
     from sts_extras.benchmark_tables import read_rows
@@ -64,6 +67,21 @@ def tiny_model_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("models") / "tiny-static"
     model.save(str(path))
     return path
+
+
+@pytest.fixture(scope="module")
+def tiny_sentence_transformer(tiny_model_dir):
+    """The model of ``tiny_model_dir``, loaded (one object per test module)."""
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(tiny_model_dir), device="cpu")
+
+
+#: The vocabulary of the tiny BERT: the five specials, then words and WordPiece continuations.
+TINY_BERT_WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+TINY_BERT_WORDS += ["the", "a", "cat", "dog", "is", "on", "mat", "sat", "ran", "big", "small"]
+TINY_BERT_WORDS += ["red", "##s", "##ed", "##ing", "house", "tree", "car", "blue", "green", "old"]
+TINY_BERT_WORDS += ["new", "fast", "slow"]
 
 
 def _save_tiny_bert(path, words):
@@ -110,9 +128,11 @@ def _save_tiny_bert(path, words):
 
 
 @pytest.fixture(scope="session")
-def save_tiny_bert():
-    """``save_tiny_bert(path, words)``: write a tiny random BERT over ``words`` to ``path``."""
-    return _save_tiny_bert
+def tiny_bert(tmp_path_factory):
+    """A tiny random BERT (a bare transformers folder named ``tiny-bert``) over
+    ``TINY_BERT_WORDS``; read-only: copy it to change it."""
+    pytest.importorskip("torch")
+    return _save_tiny_bert(tmp_path_factory.mktemp("bert") / "tiny-bert", TINY_BERT_WORDS)
 
 
 def _run_on_dscs(cache, output, **inputs):

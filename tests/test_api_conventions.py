@@ -1,8 +1,8 @@
 """The one vocabulary of ``docs/api-conventions.md``, held for every public statistics function.
 
-Names and order of the parameters (read with ``inspect.signature``), what the results carry, and
-that every old spelling of sts-extras 0.2 still works until 0.4: it warns with a
-``DeprecationWarning`` naming the new spelling and gives exactly the result of the new one.
+Names and order of the parameters (read with ``inspect.signature``), what the results carry, one
+seed default, and one name per thing: the old spellings of the internal 0.2/0.3 milestones are
+plain errors, and no argument order is guessed from the arguments' types or shapes.
 """
 
 from __future__ import annotations
@@ -10,16 +10,15 @@ from __future__ import annotations
 import inspect
 import pickle
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 
 import sts_extras.stats as stats_api
-from sts_extras._deprecation import REMOVED_IN
+from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.stats import (
     ArrayConfidenceInterval,
     ConfidenceInterval,
@@ -31,6 +30,7 @@ from sts_extras.stats import (
     independent_correlation_test,
     mean_rank_across_tasks,
     scaled_pearson,
+    weighted_rank_correlation,
 )
 from sts_extras.stats.jackknife import spearman_jackknife
 
@@ -165,7 +165,7 @@ def test_results_carry_a_number_a_pvalue_and_an_interval(name):
 
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_results_survive_pickling(name):
-    # Dask ships results between processes; the interval's old-call hook must travel too.
+    # Dask ships results between processes.
     result = RESULTS[name]
     assert pickle.loads(pickle.dumps(result)) == result
 
@@ -191,6 +191,13 @@ def test_scaled_pearson_statistic_is_the_estimate():
     assert type(result.statistic) is float
 
 
+def test_weighted_rank_correlation_statistic_is_rho_w():
+    gold, a, _ = _data(4)
+    result = weighted_rank_correlation(a, gold)
+    assert type(result.statistic) is float
+    assert result.statistic == result.rho_w != result.tau_w
+
+
 def test_mean_rank_interval_is_a_named_tuple_of_arrays():
     results = []
     for seed in range(2):
@@ -203,182 +210,84 @@ def test_mean_rank_interval_is_a_named_tuple_of_arrays():
 
 
 # --------------------------------------------------------------------------------------------
-# Old names: each warns, naming the new one, and gives exactly the new result
+# One name per thing: no old spelling is accepted, no argument order is guessed
 # --------------------------------------------------------------------------------------------
-def _old(new, call):
-    """Run ``call`` expecting one DeprecationWarning that names ``new``; return its result."""
-    with pytest.warns(DeprecationWarning) as caught:
-        value = call()
-    messages = [str(item.message) for item in caught if item.category is DeprecationWarning]
-    assert any(new in message and REMOVED_IN in message for message in messages), messages
-    return value
+#: The spellings of the internal 0.2/0.3 milestones: each is now an ordinary ``TypeError``.
+OLD_SPELLINGS: dict[str, tuple[Any, dict[str, Any]]] = {
+    "bootstrap statistic=": (bootstrap_correlation_difference, {"statistic": "spearman"}),
+    "compare_models statistic=": (compare_models, {"statistic": "spearman"}),
+    "r_jk/r_jh/r_kh": (dependent_correlation_test, {"r_jk": 0.5, "r_jh": 0.4, "r_kh": 0.3}),
+    "reference=": (spearman_jackknife, {"reference": None}),
+}
 
 
-correlations = st.floats(-0.9, 0.9)
-
-
-@settings(max_examples=60, deadline=None)
-@given(correlations, correlations, correlations, st.integers(4, 500))
-def test_old_keywords_r_jk_r_jh_r_kh(r1, r2, r12, n):
-    try:
-        new = dependent_correlation_test(r1=r1, r2=r2, r12=r12, n=n)
-    except ValueError:  # not a correlation matrix, or the test undefined
-        return
-    old = _old(
-        "'r1'",
-        lambda: dependent_correlation_test(r_jk=r1, r_jh=r2, r_kh=r12, n=n),  # type: ignore[call-arg]  # the deprecated names
-    )
-    assert old == new
-
-
-def test_old_and_new_keyword_together_is_a_type_error():
-    with pytest.raises(TypeError, match="both 'r_jk'"):
-        dependent_correlation_test(0.3, r2=0.4, r12=0.5, n=50, r_jk=0.3, r1=0.3)  # type: ignore[call-arg, misc]  # both names
-
-
-scores = st.lists(st.integers(0, 6), min_size=8, max_size=30)
-
-
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 2**16))
-def test_old_keyword_statistic_of_the_bootstrap(seed):
-    gold, a, b = _data(seed, n=25)
-    for correlation in ("pearson", "spearman"):
-        new = bootstrap_correlation_difference(
-            a, b, gold, correlation=correlation, n_resamples=1000, seed=seed
-        )
-        old = _old(
-            "'correlation'",
-            lambda c=correlation: bootstrap_correlation_difference(  # type: ignore[call-arg]  # old name
-                a, b, gold, statistic=c, n_resamples=1000, seed=seed
-            ),
-        )
-        assert old == new
-        assert_array_equal(old.bootstrap_distribution, new.bootstrap_distribution)
-
-
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 2**16))
-def test_old_order_and_keyword_of_compare_models(seed):
-    gold, a, b = _data(seed, n=30)
-    models = {"a": a, "b": b, "c": (a + b) / 2}
-    new = compare_models(models, gold, correlation="spearman", n_resamples=1000, seed=seed)
-    old = _old(
-        "compare_models(predictions, references)",
-        lambda: compare_models(gold, models, correlation="spearman", n_resamples=1000, seed=seed),  # type: ignore[arg-type]  # the deprecated order
-    )
-    also_old = _old(
-        "'correlation'",
-        lambda: compare_models(models, gold, statistic="spearman", n_resamples=1000, seed=seed),  # type: ignore[call-arg]  # the deprecated name
-    )
-    for result in (old, also_old):
-        assert result.pairs == new.pairs and result.models == new.models
-        assert_array_equal(result.bootstrap_ranks, new.bootstrap_ranks)
-        assert_array_equal(result.win_probability, new.win_probability)
-
-
-@settings(max_examples=40, deadline=None)
-@given(scores, st.data())
-def test_old_order_and_keyword_of_spearman_jackknife(gold, data):
-    gold = np.asarray(gold, dtype=float)
-    systems = np.asarray(
-        data.draw(
-            st.lists(
-                st.lists(st.integers(0, 6), min_size=gold.size, max_size=gold.size),
-                min_size=1,
-                max_size=3,
-            )
-        ),
-        dtype=float,
-    )
-    new = spearman_jackknife(systems, gold)
-    old = _old(
-        "spearman_jackknife(predictions, references)", lambda: spearman_jackknife(gold, systems)
-    )
-    assert_array_equal(old, new)
-    keyword = _old(
-        "'references'",
-        lambda: spearman_jackknife(systems, reference=gold),  # type: ignore[call-arg]  # the deprecated name
-    )
-    assert_array_equal(keyword, new)
-    # One system as a 1-D array: rho is symmetric, so both orders give the same numbers.
+@pytest.mark.parametrize("name", sorted(OLD_SPELLINGS))
+def test_old_keywords_are_plain_type_errors(name):
+    gold, a, b = _data(5)
+    function, old = OLD_SPELLINGS[name]
+    positional = {
+        "bootstrap statistic=": (a, b, gold),
+        "compare_models statistic=": ({"a": a, "b": b}, gold),
+        "r_jk/r_jh/r_kh": (),
+        "reference=": (a,),
+    }[name]
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert_array_equal(
-            spearman_jackknife(gold, systems[0]), spearman_jackknife(systems[0], gold)
-        )
+        warnings.simplefilter("error", DeprecationWarning)
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            function(*positional, **old)
+
+
+def test_compare_models_takes_its_arguments_in_the_documented_order():
+    gold, a, b = _data(6)
+    models = {"a": a, "b": b}
+    with pytest.raises(UserInputTypeError, match=r"`predictions` \(the first argument\)") as caught:
+        compare_models(gold, models, n_resamples=1000)  # type: ignore[arg-type]  # swapped on purpose
+    assert "compare_models(predictions, references)" in str(caught.value)
+    with pytest.raises(UserInputTypeError, match="`references`"):
+        compare_models(models, models, n_resamples=1000)  # type: ignore[arg-type]  # a mapping
+
+
+def test_spearman_jackknife_takes_its_arguments_in_the_documented_order():
+    gold, a, b = _data(7)
+    systems = np.vstack([a, b])
+    with pytest.raises(UserInputError, match="`references` \\(the second argument\\)"):
+        spearman_jackknife(gold, systems)
+    with pytest.raises(UserInputError, match="`predictions` has 39 scores"):
+        spearman_jackknife(systems[:, 1:], gold)
+    # one system as a 1-D array: taken as given (rho is symmetric, so no order is inferred)
+    assert_array_equal(spearman_jackknife(a, gold), spearman_jackknife(a[None, :], gold))
 
 
 @pytest.mark.parametrize("name", ["bootstrap_correlation_difference", "compare_models pair"])
-def test_old_ci_low_ci_high_attributes(name):
+def test_intervals_have_one_name(name):
     result = RESULTS[name]
-    low = _old("confidence_interval.low", lambda: result.ci_low)
-    high = _old("confidence_interval.high", lambda: result.ci_high)
-    assert (low, high) == result.confidence_interval
+    assert not hasattr(result, "ci_low") and not hasattr(result, "ci_high")
+    assert not callable(result.confidence_interval)
+    assert "BOOTSTRAP_STATISTICS" not in stats_api.__all__
 
 
-def test_old_mean_rank_ci_attributes():
-    results = [
-        compare_models({"a": a, "b": b}, gold, n_resamples=1000, seed=s)
-        for s, (gold, a, b) in enumerate(_data(20 + k) for k in range(2))
-    ]
-    pooled = mean_rank_across_tasks(results)
-    assert_array_equal(
-        _old("confidence_interval.low", lambda: pooled.ci_low), pooled.confidence_interval.low
-    )
-    assert_array_equal(
-        _old("confidence_interval.high", lambda: pooled.ci_high), pooled.confidence_interval.high
-    )
+def _seed_defaults() -> dict[str, object]:
+    return {
+        name: inspect.signature(function).parameters["seed"].default
+        for name, function in PUBLIC_FUNCTIONS.items()
+        if "seed" in inspect.signature(function).parameters
+    }
 
 
-@pytest.mark.parametrize("name", sorted(RESULTS))
-def test_old_confidence_interval_method_call(name):
-    result = RESULTS[name]
-    called = _old("confidence_interval", lambda: result.confidence_interval())
-    assert called == result.confidence_interval
+def test_one_seed_default_for_every_random_procedure():
+    defaults = _seed_defaults()
+    assert {"bootstrap_correlation_difference", "compare_models", "simulate_power"} <= set(defaults)
+    assert set(defaults.values()) == {0}, defaults
 
 
-@pytest.mark.parametrize("level", [0.8, 0.9, 0.99])
-def test_old_method_call_with_a_level_equals_the_new_argument(level):
-    old_result = dependent_correlation_test(0.396, 0.179, 0.088, 66)
-    new = dependent_correlation_test(0.396, 0.179, 0.088, 66, confidence_level=level)
-    assert _old("confidence_interval", lambda: old_result.confidence_interval(level)) == (
-        new.confidence_interval
-    )
-    group = correlation_vs_group_test(0.8, [0.82, 0.86, 0.79, 0.9], 64)
-    group_new = correlation_vs_group_test(0.8, [0.82, 0.86, 0.79, 0.9], 64, confidence_level=level)
-    assert _old("confidence_interval", lambda: group.confidence_interval(level)) == (
-        group_new.confidence_interval
-    )
-    independent = independent_correlation_test(0.4, 100, 0.5, 90)
-    independent_new = independent_correlation_test(0.4, 100, 0.5, 90, confidence_level=level)
-    assert _old("confidence_interval", lambda: independent.confidence_interval(level)) == (
-        independent_new.confidence_interval
-    )
+def test_the_bootstrap_default_is_seed_0():
+    gold, a, b = _data(8)
+    default = bootstrap_correlation_difference(a, b, gold, n_resamples=1000)
+    assert default == bootstrap_correlation_difference(a, b, gold, n_resamples=1000, seed=0)
 
 
-def test_a_bootstrap_interval_cannot_be_recomputed_at_another_level():
-    result = RESULTS["bootstrap_correlation_difference"]
-    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="confidence_level="):
-        result.confidence_interval(0.9)
-
-
-def test_old_bootstrap_statistics_constant_is_the_correlations():
-    assert stats_api.BOOTSTRAP_STATISTICS == stats_api.BOOTSTRAP_CORRELATIONS
-
-
-def test_old_keyword_test_of_score_leaderboard():
-    from sts_extras.leaderboard.reports.scoring import TaskScores, score_leaderboard
-
-    gold, a, b = _data(30, n=30)
-    task = TaskScores("t", gold, (0.0, 5.0), {"a": a, "b": b})
-    options: dict[str, Any] = dict(baseline="a", n_resamples=1000, seed=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        new = score_leaderboard([task], ["a", "b"], method="steiger1980", **options)
-        old = _old(
-            "'method'",
-            lambda: score_leaderboard([task], ["a", "b"], test="steiger1980", **options),  # type: ignore[call-arg]  # the deprecated name
-        )
-    assert old.comparisons == new.comparisons and old.stats == new.stats
-    assert new.settings["method"] == "steiger1980"
+def test_every_method_parameter_is_in_the_method_table_of_the_conventions():
+    text = (Path(__file__).parents[1] / "docs" / "api-conventions.md").read_text(encoding="utf-8")
+    table = text.split("### `method=`, function by function", 1)[1].split("\n## ", 1)[0]
+    with_method = {name for name in PUBLIC_FUNCTIONS if "method" in _names(PUBLIC_FUNCTIONS[name])}
+    assert with_method and all(f"`{name}`" in table for name in with_method), with_method

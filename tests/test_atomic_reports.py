@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 from sts_extras.benchmark_tables import read_rows
-from sts_extras.integrity import MANIFEST_FILE, file_digest
+from sts_extras.integrity import MANIFEST_FILE
+from sts_extras.io.content import file_digest
 from sts_extras.leaderboard.reports import figures, json_report
 from sts_extras.leaderboard.run import pipeline
 from sts_extras.leaderboard.run.pipeline import run_leaderboard

@@ -46,7 +46,7 @@ def _scipy_interval(h, a, b, statistic, seed, n_resamples, method="BCa", level=0
         method=method,
         n_resamples=n_resamples,
         confidence_level=level,
-        rng=np.random.default_rng(seed),
+        random_state=np.random.default_rng(seed),  # `rng=` is scipy >= 1.15; the floor is 1.11
     )
     return res.confidence_interval
 

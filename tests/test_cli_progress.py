@@ -17,16 +17,13 @@ import pytest
 
 from sts_extras.progress import library_bars, library_bars_shown
 
-#: The vocabulary of the tiny BERT distilled here.
-BERT_WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "cat", "is", "on", "mat"]
 #: What a tqdm bar leaves on stderr, and the labels the libraries give theirs.
 BAR_MARKS = ("it/s", "%|", "█", "\r", "Encoding tokens", "Loading weights", "Generating")
 
 
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory, save_tiny_bert):
+@pytest.fixture(autouse=True)
+def _needs_model2vec():
     pytest.importorskip("model2vec.distill")
-    return save_tiny_bert(tmp_path_factory.mktemp("bert") / "tiny-bert", BERT_WORDS)
 
 
 def _first_run(tmp_path, tiny_bert, *options: str) -> subprocess.CompletedProcess[str]:

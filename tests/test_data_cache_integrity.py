@@ -169,21 +169,16 @@ def test_the_mteb_task_reads_the_repaired_table(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ distilled static vectors
-#: The vocabulary of the tiny BERT distilled here.
-BERT_WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat"]
-
-
 @pytest.fixture(scope="module")
-def distilled(tmp_path_factory, save_tiny_bert):
+def distilled(tmp_path_factory, tiny_bert):
     """The tiny BERT, its clean distillation and the cache folder that holds it."""
     pytest.importorskip("model2vec.distill")
     from sts_extras.vectors import WordVectors
 
-    bert = save_tiny_bert(tmp_path_factory.mktemp("tiny-bert") / "tiny-bert", BERT_WORDS)
     cache = tmp_path_factory.mktemp("vectors-cache")
-    clean = WordVectors.from_sentence_transformer(bert, cache_dir=cache, pca_dims=None)
+    clean = WordVectors.from_sentence_transformer(tiny_bert, cache_dir=cache, pca_dims=None)
     (entry,) = cache.iterdir()
-    return {"bert": bert, "clean": clean, "entry": entry}
+    return {"bert": tiny_bert, "clean": clean, "entry": entry}
 
 
 def _flip_safetensors(entry):

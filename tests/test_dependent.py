@@ -167,15 +167,6 @@ def test_zou_interval_level():
     assert res.difference < narrow.high < wide.confidence_interval.high
 
 
-def test_zou_interval_old_method_call_still_recomputes_at_a_level():
-    res = dependent_correlation_test(0.396, 0.179, 0.088, 66, confidence_level=0.90)
-    wide = dependent_correlation_test(0.396, 0.179, 0.088, 66, confidence_level=0.99)
-    with pytest.warns(DeprecationWarning, match="confidence_interval"):
-        assert res.confidence_interval(0.99) == wide.confidence_interval
-    with pytest.warns(DeprecationWarning, match="confidence_interval"):
-        assert res.confidence_interval() == res.confidence_interval
-
-
 # --------------------------------------------------------------------------------------------
 # Properties every method must have.
 # --------------------------------------------------------------------------------------------

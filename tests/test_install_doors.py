@@ -3,6 +3,8 @@
 The evaluate modules ship inside the wheel (each file once) and load from any directory offline;
 their ``requirements.txt`` and evaluate's import hint name an installable sts-extras; the core
 install is light and every import is declared; a missing extra names the ``pip install`` to run.
+The wheel carries LICENSE and NOTICE, every version string agrees, and the install instructions
+say the same thing everywhere (sts-extras is not on PyPI yet).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +27,7 @@ from packaging.utils import canonicalize_name
 from setuptools.config.setupcfg import read_configuration
 
 import sts_extras
+from sts_extras._version import __version__
 from sts_extras.errors import UserInputError
 from sts_extras.integrations.evaluate.modules import METRICS
 from sts_extras.optional import EXTRAS, MissingExtraError, import_optional, requires_extra
@@ -60,6 +64,7 @@ out["datasets"] = {
     for name, config in [("dscs", None), ("stss131", "all"), ("stss131", None)]
 }
 out["dataset_paths"] = [sts_extras.dataset_path(name) for name in ("dscs", "stss131")]
+out["version"] = sts_extras.__version__
 print(json.dumps(out, default=str))
 """
 
@@ -116,7 +121,7 @@ def test_unknown_module_name_lists_the_four():
 def wheel(tmp_path_factory) -> Path:
     """A wheel built from a copy of the sources (the build writes into its source tree)."""
     source = tmp_path_factory.mktemp("source")
-    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md"):
+    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "NOTICE"):
         shutil.copy2(REPO / name, source / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
     for folder in ("sts_extras", "metrics", "dataset_scripts"):
@@ -152,6 +157,17 @@ def test_wheel_carries_each_hub_dataset_folder_as_generated(wheel):
     assert not [n for n in archive.namelist() if n.startswith("dataset_scripts/")]
 
 
+def test_wheel_carries_the_licence_and_the_notice_and_says_its_version_and_python(wheel):
+    archive = zipfile.ZipFile(wheel)
+    assert wheel.name == f"sts_extras-{__version__}-py3-none-any.whl"
+    info = f"sts_extras-{__version__}.dist-info"
+    for name in ("LICENSE", "NOTICE"):
+        assert archive.read(f"{info}/licenses/{name}") == (REPO / name).read_bytes()
+    fields = archive.read(f"{info}/METADATA").decode("utf-8").split("\n\n", 1)[0].splitlines()
+    assert f"Version: {__version__}" in fields and "Requires-Python: >=3.11" in fields
+    assert {"License-File: LICENSE", "License-File: NOTICE"} <= set(fields)
+
+
 def test_modules_load_from_a_non_editable_install(wheel, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -170,6 +186,7 @@ def test_modules_load_from_a_non_editable_install(wheel, tmp_path):
     work.mkdir()
     out = _run(python, LOAD_ALL_MODULES, work)
     assert all(path.startswith(site) for path in out["paths"] + out["dataset_paths"])
+    assert out["version"] == __version__
     assert out["steiger"]["n"] == 6
     assert out["datasets"] == {"dscs": 50, "stss131": 64}
 
@@ -309,7 +326,7 @@ errors = {}
 for label, call in [
     ("mteb", lambda: __import__("sts_extras.integrations.mteb.tasks")),
     ("vectors", lambda: WordVectors.load("glove-wiki-gigaword-50")),
-    ("describe", lambda: importlib.import_module("sts_extras.cli.describe_run")
+    ("describe", lambda: importlib.import_module("sts_extras.describe")
         .describe_dataset("dscs")),
 ]:
     try:
@@ -334,6 +351,76 @@ def test_readme_set_up_installs_all_and_test_in_two_commands():
     block = readme.split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [line for line in block.splitlines() if line and not line.startswith("#")]
     assert len(commands) == 2
-    assert 'pip install ".[all]"' in commands[0] and 'pip install ".[test]"' in commands[1]
+    assert 'pip install ".[all]"' in commands[0]
+    # the test command is one script, and CI runs the same script
+    assert commands[1].endswith("bash scripts/test.sh")
+    assert 'pip install ".[test]"' in (REPO / "scripts" / "test.sh").read_text()
     assert os.path.exists(REPO / ".ci" / "run")
-    assert 'pip install ".[test]"' in (REPO / ".ci" / "run").read_text()
+    assert "bash scripts/test.sh" in (REPO / ".ci" / "run").read_text()
+
+
+# --- one version, one Python, one way to install ---------------------------------------------
+
+
+def test_every_version_string_agrees():
+    metadata_section = read_configuration(REPO / "setup.cfg")["metadata"]
+    assert metadata_section["version"] == __version__ == sts_extras.__version__
+    citation = (REPO / "CITATION.cff").read_text(encoding="utf-8")
+    assert re.findall(r"^version: (\S+)$", citation, re.MULTILINE) == [__version__]
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.findall(r"^## (\S+)", changelog, re.MULTILINE)[0] == __version__
+    leaderboard = json.loads((REPO / "docs" / "leaderboard" / "leaderboard.json").read_text())
+    assert leaderboard["versions"]["sts-extras"] == __version__
+
+
+def test_python_requires_is_the_python_ci_runs():
+    assert OPTIONS["python_requires"] == ">=3.11"
+    classifiers = read_configuration(REPO / "setup.cfg")["metadata"]["classifiers"]
+    assert [
+        c for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    ] == ["Programming Language :: Python :: 3.11"]
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'target-version = "py311"' in pyproject and 'python_version = "3.11"' in pyproject
+    assert sys.version_info >= (3, 11)
+
+
+NOT_ON_PYPI = (
+    "sts-extras is not on PyPI yet: install it from a checkout (`pip install .`) or a built wheel "
+    f"(`pip install sts_extras-{__version__}-py3-none-any.whl`)."
+)
+
+
+def _texts() -> dict[str, str]:
+    """The files a user reads for how to install: README, docs, module and dataset cards, the
+    metrics' requirements, the package's own sources and the build configuration."""
+    paths = [REPO / "README.md", REPO / "setup.cfg", REPO / "CHANGELOG.md"]
+    paths += [*(REPO / "docs").rglob("*.md"), *(REPO / "sts_extras").rglob("*.py")]
+    paths += [*(REPO / "metrics").glob("*/*.md"), *(REPO / "metrics").glob("*/*.txt")]
+    paths += [*(REPO / "dataset_scripts").glob("*/README.md")]
+    return {str(path.relative_to(REPO)): path.read_text(encoding="utf-8") for path in paths}
+
+
+def test_install_instructions_agree_everywhere():
+    texts = _texts()
+    # the same sentence (line breaks and comment marks aside) wherever the install is explained
+    flat = {name: " ".join(re.sub(r"^\s*(#|//)?\s*", "", line) for line in text.splitlines())
+            for name, text in texts.items()}  # fmt: skip
+    for name in [
+        "setup.cfg",
+        "CHANGELOG.md",
+        *(name for name in texts if name.startswith("dataset_scripts/")),
+        *(
+            name
+            for name in texts
+            if re.fullmatch(r"metrics/[^/]+/(README\.md|requirements\.txt)", name)
+        ),
+    ]:
+        assert NOT_ON_PYPI in flat[name] or NOT_ON_PYPI.replace("`", "``") in flat[name], name
+    # never the bare `pip install sts-extras`, which finds nothing until it is published (with
+    # an extra it works once sts-extras is installed: pip adds the extra's packages)
+    bare = re.compile(r"pip install [\"']?sts-extras(?![\w\[-])")
+    assert not {name for name, text in texts.items() if bare.search(text)}
+    # every wheel named is this version's
+    wheel_name = re.compile(r"sts_extras-[0-9][^\s`)]*\.whl")
+    wheels = {found for text in texts.values() for found in wheel_name.findall(text)}
+    assert wheels == {f"sts_extras-{__version__}-py3-none-any.whl"}

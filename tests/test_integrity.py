@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
 import pytest
+import xxhash
 
 from sts_extras.integrity import (
     MANIFEST_FILE,
@@ -13,9 +15,11 @@ from sts_extras.integrity import (
     atomic_directory,
     atomic_write_text,
     discard,
+    verify_listed,
     verify_manifest,
     write_manifest,
 )
+from sts_extras.io.content import content_hash
 
 
 @pytest.fixture
@@ -68,6 +72,39 @@ def test_the_manifest_lists_sizes_and_digests(entry):
     manifest = json.loads((entry / MANIFEST_FILE).read_text(encoding="utf-8"))
     assert sorted(manifest["files"]) == ["sub/config.json", "vectors.bin"]
     assert manifest["files"]["vectors.bin"][0] == 1024
+    # the package's one content hash, XXH3-128 of the file's bytes, and the manifest names it
+    assert manifest["hash"] == "xxh3-128"
+    data = (entry / "vectors.bin").read_bytes()
+    assert manifest["files"]["vectors.bin"][1] == xxhash.xxh3_128_hexdigest(data)
+
+
+@pytest.mark.parametrize("written_with", [None, "blake2b-128"])
+def test_a_manifest_of_another_hash_is_refused_not_misread(entry, written_with):
+    # a manifest of before 0.4 (no hash named, BLAKE2b digests of the same 32 hex digits): the
+    # entry is rebuilt with a reason saying so, never compared digest by digest
+    manifest = json.loads((entry / MANIFEST_FILE).read_text(encoding="utf-8"))
+    del manifest["hash"]
+    if written_with is not None:
+        manifest["hash"] = written_with
+    for name in manifest["files"]:
+        data = (entry / name).read_bytes()
+        manifest["files"][name][1] = hashlib.blake2b(data, digest_size=16).hexdigest()
+    (entry / MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
+    problem = verify_manifest(entry, {"model": "m", "revision": "r"})
+    assert problem is not None
+    assert "another content hash" in problem and "older sts-extras" in problem
+    assert (written_with or "BLAKE2b") in problem
+    assert verify_listed(entry, ["vectors.bin"]) == problem
+
+
+def test_content_hash_is_xxh3_128_of_bytes_or_utf8_text():
+    assert content_hash(b"abc") == xxhash.xxh3_128_hexdigest(b"abc")
+    assert content_hash("é\ud800") == xxhash.xxh3_128_hexdigest(
+        "é\ud800".encode("utf-8", "surrogatepass")
+    )
+    assert content_hash("abc", digits=12) == content_hash("abc")[:12]
+    with pytest.raises(ValueError, match="digits"):
+        content_hash("abc", digits=33)
 
 
 def test_atomic_write_replaces_whole_and_leaves_no_temporary(tmp_path):

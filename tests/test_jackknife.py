@@ -15,7 +15,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import stats
 
-from sts_extras.stats import resampling
+from sts_extras.stats import intervals, resampling
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 from sts_extras.stats.jackknife import spearman_jackknife
 from sts_extras.stats.model_comparison import compare_models
@@ -101,6 +101,22 @@ def test_fast_jackknife_equals_the_quadratic_reference(case):
     assert_allclose(fast, reference_jackknife(gold, systems), rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.parametrize(
+    ("predictions", "references", "match"),
+    [
+        (np.arange(5.0), np.ones((2, 5)), r"`references` \(the second argument\)"),
+        (np.arange(5.0), np.arange(2.0), "at least 3"),
+        (np.ones((2, 2, 5)), np.arange(5.0), "`predictions` must be one system"),
+        (np.ones((2, 4)), np.arange(5.0), "`predictions` has 4 scores per system"),
+        ([0.0, np.nan, 1.0], [1.0, 2.0, 3.0], "`predictions` must be finite"),
+        ([0.0, 2.0, 1.0], [1.0, np.inf, 3.0], "`references`"),
+    ],
+)
+def test_bad_input_names_the_argument(predictions, references, match):
+    with pytest.raises(ValueError, match=match):
+        spearman_jackknife(predictions, references)
+
+
 def test_engine_jackknife_is_exact_at_n_1e5():
     """The engine's jackknife at a size the quadratic loop could not reach in a test (its speed
     is measured by benchmarks/bench_spearman_jackknife.py, not asserted here)."""
@@ -118,16 +134,19 @@ def test_bca_interval_equals_the_one_from_the_reference_jackknife(seed, n, level
         a, b, gold, correlation="spearman", n_resamples=2000, seed=seed, method="BCa"
     )
     leave_one_out = reference_jackknife(gold, np.vstack([a, b]))
-    expected = resampling.bootstrap_intervals(
-        res.bootstrap_distribution[None, :],
+    jackknife = (leave_one_out[:, 0] - leave_one_out[:, 1])[None, :]
+    low, high = intervals.difference_intervals(
+        "BCa",
         np.array([res.delta]),
-        confidence_level=0.95,
-        jackknife=(leave_one_out[:, 0] - leave_one_out[:, 1])[None, :],
+        alpha=0.05,
+        n=n,
+        deltas=res.bootstrap_distribution[None, :],
+        jackknife=jackknife,
     )
-    assert res.acceleration is not None and expected.acceleration is not None  # BCa
+    assert res.acceleration is not None  # BCa
     assert_allclose(
         [res.confidence_interval.low, res.confidence_interval.high, res.acceleration],
-        [expected.low[0], expected.high[0], expected.acceleration[0]],
+        [low[0], high[0], intervals.acceleration(jackknife)[0]],
         rtol=1e-12,
         atol=1e-12,
     )
@@ -150,16 +169,18 @@ def test_compare_models_intervals_equal_the_ones_from_the_reference_jackknife():
     )
     for left, right in (("a", "b"), ("a", "c"), ("b", "c")):
         i, j = list(models).index(left), list(models).index(right)
-        expected = resampling.bootstrap_intervals(
-            (boot[:, i] - boot[:, j])[None, :],
+        expected = intervals.difference_intervals(
+            "BCa",
             np.array([observed[i] - observed[j]]),
-            confidence_level=0.95,
+            alpha=0.05,
+            n=gold.size,
+            deltas=(boot[:, i] - boot[:, j])[None, :],
             jackknife=(leave_one_out[:, i] - leave_one_out[:, j])[None, :],
         )
         pair = res.pair(left, right)
         assert_allclose(
             [pair.confidence_interval.low, pair.confidence_interval.high],
-            [expected.low[0], expected.high[0]],
+            [expected[0][0], expected[1][0]],
             rtol=1e-12,
             atol=1e-12,
         )

@@ -1,105 +1,51 @@
-"""The package's three layers, read from its import graph.
+"""The package's layers and the absence of import cycles, read from its import graph.
 
-Every module of ``sts_extras`` (and the ``evaluate`` modules of ``metrics/``, which ``setup.py``
-installs as ``sts_extras.metrics``) is placed in a layer by its path:
+The rules are import-linter contracts in ``.importlinter`` at the repository root: the layers
+(facades over applications over adapters over core over foundation, and the order inside
+``integrations``, ``cli``, ``reproduce`` and ``leaderboard``), the independence of the numerical
+engines, what facades and the evaluate modules may import, and no cycle between the siblings of
+any package. :func:`test_the_import_contracts_hold` runs ``lint-imports`` over them, so a broken
+contract fails the tests (CI runs the same command).
 
-* **core** (plain numpy/scipy): ``stats``, ``similarity``, ``vectors``, ``annotation``, ``io`` and
-  the foundation modules ``_validation``, ``_deprecation``, ``errors``, ``integrity``, ``limits``,
-  ``optional``, ``progress``, ``benchmark_tables``;
-* **adapters** (one ecosystem each): ``integrations`` and ``metrics``;
-* **applications** (commands and reports): ``cli``, ``leaderboard``, ``reproduce``;
-* **facades** (the public entry points, re-exports only): ``sts_extras`` itself, ``datasets``,
-  ``mteb_tasks``, ``models`` and the deprecated shims ``evaluate_modules``, ``evaluate_columns``.
+Kept here, each because import-linter cannot express it:
 
-The rules held here:
-
-1. imports run downward only: core imports core; adapters import core and adapters;
-   applications import anything but facades;
-2. no module except a facade imports a facade (it imports the module that defines the name);
-   facades re-export the library (core and adapters), never an application;
-3. a facade, and every package's ``__init__.py``, holds only imports, ``__all__``, a docstring,
-   literal tables and a lazy ``__getattr__`` (the deprecated shims: one ``warn_moved`` call too);
-4. every module is in a layer: a new top-level module has to be placed in one below;
-5. exactly one module touches MTEB internals (its registries, private names, prediction-file
-   keys): :mod:`sts_extras.integrations.mteb.internals`.
-
-What counts as an import: every ``import`` and ``from ... import`` statement, at module level or
-inside a function, including those under ``if TYPE_CHECKING:`` (they do not run, but an
-annotation naming a class of a higher layer is the same dependency; the message marks them
-"type-only"). ``from package import name`` where ``package.name`` is a module counts as an import
-of that module. The parent packages Python runs on the way (``import a.b.c`` runs ``a`` and
-``a.b``) are not counted: the root package is a lazy facade and every other ``__init__.py`` is in
-its folder's layer. Imports by name at run time (``importlib.import_module("...")``) are not
-import statements and are not read; the one such import that names a higher layer is listed in
-:data:`BY_NAME_EXCEPTIONS` and pinned by :func:`test_core_and_adapters_name_no_higher_module`.
+* no cycle at all between modules (:func:`test_no_two_modules_import_each_other`):
+  ``acyclic_siblings`` compares siblings only, not a package's ``__init__`` with its children;
+* facades and ``__init__.py`` files hold only re-exports: a rule about their statements, not
+  their imports;
+* exactly one module touches MTEB internals: registries, private names and prediction-file keys
+  are attributes and strings, not imports;
+* core and adapters name no application module in a string: an ``importlib.import_module`` by
+  name is no import statement, so no import graph sees it;
+* every ``metrics/<name>/`` folder is a root package of the contracts: in the checkout they are
+  namespace packages, each listed by hand in ``.importlinter``.
 """
 
 from __future__ import annotations
 
 import ast
+import configparser
 import re
+import shutil
+import subprocess
+import sys
 import textwrap
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+import grimp
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "sts_extras"
+CONTRACTS = REPO / ".importlinter"
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
-CORE, ADAPTERS, APPLICATIONS, FACADES = "core", "adapters", "applications", "facades"
-# how high a layer sits: a module may import its own layer and the ones below
-RANK: dict[str | None, int] = {CORE: 0, ADAPTERS: 1, APPLICATIONS: 2}  # layer_of may be None
-
+#: The public entry points: re-exports only, never imported by the package's own modules.
 FACADE_MODULES = frozenset(
-    {
-        "sts_extras",
-        "sts_extras.datasets",
-        "sts_extras.mteb_tasks",
-        "sts_extras.models",
-        "sts_extras.evaluate_modules",
-        "sts_extras.evaluate_columns",
-    }
+    {"sts_extras", "sts_extras.datasets", "sts_extras.mteb_tasks", "sts_extras.models"}
 )
-DEPRECATED_SHIMS = frozenset({"sts_extras.evaluate_modules", "sts_extras.evaluate_columns"})
-# a module or package and everything under it -> its layer
-LAYER_PREFIXES = {
-    **{
-        f"sts_extras.{name}": CORE
-        for name in (
-            "stats",
-            "similarity",
-            "vectors",
-            "annotation",
-            "io",
-            "_validation",
-            "_deprecation",
-            "_version",
-            "errors",
-            "integrity",
-            "limits",
-            "optional",
-            "progress",
-            "benchmark_tables",
-        )
-    },
-    "sts_extras.integrations": ADAPTERS,
-    "sts_extras.metrics": ADAPTERS,  # metrics/ in the checkout, sts_extras.metrics installed
-    **{f"sts_extras.{name}": APPLICATIONS for name in ("cli", "leaderboard", "reproduce")},
-}
-
-# Imports by name (a string, not an import statement) of a higher layer: (module, target, why).
-BY_NAME_EXCEPTIONS = frozenset(
-    {
-        (
-            "sts_extras.annotation",
-            "sts_extras.cli.annotate_plot",
-            "the deprecated `sts_extras.annotation.plot_ballot_scores` (moved to the applications"
-            " layer; removed in 0.4) is looked up by name in a lazy __getattr__, on use only",
-        ),
-    }
-)
+#: The applications: nothing in core or adapters names them, not even in a string.
+APPLICATIONS = ("sts_extras.cli", "sts_extras.leaderboard", "sts_extras.reproduce")
 
 # MTEB's public surface: what the rest of the package may import from MTEB. MTEB's own task and
 # model definitions import the same (abstasks, task_metadata, ModelMeta).
@@ -118,26 +64,9 @@ MTEB_REGISTRY_NAMES = frozenset({"_TASKS_REGISTRY", "TASK_LIST", "MODEL_REGISTRY
 MTEB_PREDICTION_KEYS = frozenset({"similarity_scores", "cosine_scores"})
 MTEB_INTERNALS_MODULE = "sts_extras.integrations.mteb.internals"
 
-
-# --- reading the graph ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Edge:
-    """``source`` imports ``target`` at ``path:line``; ``type_only`` under ``if TYPE_CHECKING:``."""
-
-    source: str
-    target: str
-    path: str
-    line: int
-    type_only: bool = False
-
-    def __str__(self) -> str:
-        kind = " (type-only)" if self.type_only else ""
-        return (
-            f"{self.path}:{self.line}: {self.source} [{layer_of(self.source)}] -> "
-            f"{self.target} [{layer_of(self.target)}]{kind}"
-        )
+needs_lint_imports = pytest.mark.skipif(
+    not LINT_IMPORTS.exists(), reason="import-linter is not installed (the test extra)"
+)
 
 
 def module_files(root: Path = REPO) -> dict[str, Path]:
@@ -154,101 +83,115 @@ def module_files(root: Path = REPO) -> dict[str, Path]:
     return files
 
 
+FILES = module_files()
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` over the tree at ``root`` (its own ``.importlinter``), no cache."""
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+# --- the contracts -------------------------------------------------------------------------------
+
+
+@needs_lint_imports
+def test_the_import_contracts_hold():
+    run = lint_imports(REPO)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "BROKEN" not in run.stdout and ", 0 broken." in run.stdout
+
+
+def test_every_metric_folder_is_a_root_package_of_the_contracts():
+    config = configparser.ConfigParser()
+    config.read(CONTRACTS, encoding="utf-8")
+    roots = set(config["importlinter"]["root_packages"].split())
+    folders = {f"metrics.{path.parent.name}" for path in (REPO / "metrics").glob("*/*.py")}
+    assert roots == {PACKAGE} | folders
+
+
+@needs_lint_imports
+def test_the_contracts_catch_an_upward_import_a_cycle_and_an_unplaced_module(tmp_path):
+    # a copy of the tree with one of each: the contracts are not vacuous
+    for name in (PACKAGE, "metrics"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(CONTRACTS, tmp_path / CONTRACTS.name)
+    additions = {
+        "sts_extras/vectors/sif.py": "def f():\n    from sts_extras.cli import dispatch\n",
+        "sts_extras/cli/power_run.py": "from sts_extras.cli import power\n",
+        "sts_extras/stats/ranking.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from sts_extras.similarity import kernels\n"
+        ),
+        "metrics/steiger/steiger.py": "from sts_extras.leaderboard import settings\n",
+    }
+    for name, text in additions.items():
+        with open(tmp_path / name, "a", encoding="utf-8") as handle:
+            handle.write("\n" + text)
+    (tmp_path / "sts_extras" / "unplaced.py").write_text("X = 1\n", encoding="utf-8")
+    run = lint_imports(tmp_path)
+    assert run.returncode == 1
+    out = re.sub(r"\s+", " ", run.stdout)
+    for expected in (
+        "sts_extras.vectors.sif -> sts_extras.cli.dispatch",  # core imports an application
+        "sts_extras.cli.power_run -> sts_extras.cli.power",  # the cycle of a command's modules
+        "No cycles are allowed in sts_extras.cli.",
+        "sts_extras.stats.ranking -> sts_extras.similarity.kernels",  # type-only, engines
+        "metrics.steiger.steiger -> sts_extras.leaderboard.settings",  # an adapter, upward
+        "- sts_extras.unplaced",  # in no layer
+    ):
+        assert expected in out, expected
+
+
+# --- no cycle at all -----------------------------------------------------------------------------
+
+
+def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """One chain ``[a, b, ..., a]`` per direct import ``a -> b`` whose ``b`` leads back to ``a``."""
+    found = []
+    for importer in sorted(graph.modules):
+        for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+            back = graph.find_shortest_chain(importer=imported, imported=importer)
+            if back is not None:
+                found.append([importer, *back])
+    return found
+
+
+def test_no_two_modules_import_each_other():
+    # every module, a package's __init__ with its children too (acyclic_siblings does not)
+    graph = grimp.build_graph(PACKAGE, cache_dir=None)
+    assert len(graph.modules) > 100
+    found = import_cycles(graph)
+    assert not found, "import cycles:\n" + "\n".join(" -> ".join(chain) for chain in found)
+
+
+def test_a_cycle_through_a_package_init_is_found():
+    graph = grimp.ImportGraph()
+    for module in ("pkg", "pkg.a", "pkg.b", "pkg.c"):
+        graph.add_module(module)
+    graph.add_import(importer="pkg", imported="pkg.a")
+    graph.add_import(importer="pkg.a", imported="pkg.b")
+    graph.add_import(importer="pkg.b", imported="pkg")  # back to the package's __init__
+    graph.add_import(importer="pkg.c", imported="pkg.a")
+    assert import_cycles(graph) == [
+        ["pkg", "pkg.a", "pkg.b", "pkg"],
+        ["pkg.a", "pkg.b", "pkg", "pkg.a"],
+        ["pkg.b", "pkg", "pkg.a", "pkg.b"],
+    ]
+
+
+# --- facades and __init__ files hold only re-exports ---------------------------------------------
+
+
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
     )
-
-
-def _import_nodes(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Every import statement of ``tree`` (in functions too), and whether it is type-only."""
-
-    def visit(node: ast.AST, type_only: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-        child: ast.AST
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            yield node, type_only
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            for child in node.body:
-                yield from visit(child, True)
-            for child in node.orelse:
-                yield from visit(child, type_only)
-            return
-        for child in ast.iter_child_nodes(node):
-            yield from visit(child, type_only)
-
-    yield from visit(tree, False)
-
-
-def imports_of(module: str, path: Path, source: str, modules: Iterable[str]) -> list[Edge]:
-    """The edges from ``module`` (``source`` is its text) to modules of the package."""
-    known = set(modules)
-    is_package = path.name == "__init__.py"
-    shown = path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else str(path)
-    edges = []
-    for node, type_only in _import_nodes(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        else:
-            base = node.module or ""
-            if node.level:  # relative: resolved against the module's own package
-                package = module.split(".") if is_package else module.split(".")[:-1]
-                package = package[: len(package) - node.level + 1]
-                base = ".".join([*package, *([base] if base else [])])
-            # `from package import name` imports the module package.name if there is one
-            targets = [
-                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
-                for alias in node.names
-            ]
-        for target in dict.fromkeys(targets):
-            if target == PACKAGE or target.startswith(PACKAGE + "."):
-                edges.append(Edge(module, target, shown, node.lineno, type_only))
-    return edges
-
-
-def import_graph(files: dict[str, Path]) -> list[Edge]:
-    """Every import edge between the modules of ``files`` (name -> path)."""
-    return [
-        edge
-        for module, path in files.items()
-        for edge in imports_of(module, path, path.read_text(encoding="utf-8"), files)
-    ]
-
-
-# --- the rules -----------------------------------------------------------------------------------
-
-
-def layer_of(module: str) -> str | None:
-    """The layer of ``module`` by its name, None if it is in none."""
-    if module in FACADE_MODULES:
-        return FACADES
-    for prefix, layer in LAYER_PREFIXES.items():
-        if module == prefix or module.startswith(prefix + "."):
-            return layer
-    return None
-
-
-def edge_violation(edge: Edge) -> str | None:
-    """Why ``edge`` breaks a layer rule, or None."""
-    source, target = layer_of(edge.source), layer_of(edge.target)
-    if source is None or target is None:
-        return "imports across an unclassified module"
-    if source == FACADES:
-        return "a facade re-exports an application" if target == APPLICATIONS else None
-    if target == FACADES:
-        return "imports a public facade instead of the module that defines the name"
-    if RANK[target] > RANK[source]:
-        return f"{source} imports {target} (upward)"
-    return None
-
-
-def violations(edges: Iterable[Edge]) -> list[str]:
-    """One line per edge that breaks a rule: where, what, and why."""
-    found = []
-    for edge in edges:
-        reason = edge_violation(edge)
-        if reason is not None:
-            found.append(f"{edge}: {reason}")
-    return found
 
 
 def _is_literal(node: ast.expr) -> bool:
@@ -275,20 +218,11 @@ def _is_name_list(node: ast.expr) -> bool:
     )
 
 
-def _calls(node: ast.stmt, name: str) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Name)
-        and node.value.func.id == name
-    )
-
-
 # what a lazy __getattr__ may hold: look-ups and imports, no loops, definitions or blocks
 _GETATTR_STATEMENTS = (ast.If, ast.Return, ast.Raise, ast.Import, ast.ImportFrom, ast.Assign)
 
 
-def _is_reexport(node: ast.stmt, *, deprecated_shim: bool) -> bool:
+def _is_reexport(node: ast.stmt) -> bool:
     """Whether the top-level statement ``node`` belongs in a re-export-only module."""
     if isinstance(node, ast.Import | ast.ImportFrom):
         return True
@@ -310,16 +244,16 @@ def _is_reexport(node: ast.stmt, *, deprecated_shim: bool) -> bool:
     if isinstance(node, ast.FunctionDef) and node.name in ("__getattr__", "__dir__"):
         docstring = node.body[:1] if ast.get_docstring(node) else []
         return all(
-            isinstance(child, _GETATTR_STATEMENTS) or _calls(child, "warn_moved")
+            isinstance(child, _GETATTR_STATEMENTS)
             for statement in node.body
             if statement not in docstring
             for child in ast.walk(statement)
             if isinstance(child, ast.stmt)
         )
-    return deprecated_shim and _calls(node, "warn_moved")
+    return False
 
 
-def reexport_violations(source: str, *, deprecated_shim: bool = False) -> list[str]:
+def reexport_violations(source: str) -> list[str]:
     """What in a re-export-only module's ``source`` is not a re-export (line: statement)."""
     body = ast.parse(source).body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -327,8 +261,50 @@ def reexport_violations(source: str, *, deprecated_shim: bool = False) -> list[s
     return [
         f"line {node.lineno}: {ast.unparse(node).splitlines()[0]}"
         for node in body
-        if not _is_reexport(node, deprecated_shim=deprecated_shim)
+        if not _is_reexport(node)
     ]
+
+
+@pytest.mark.parametrize(
+    "module",
+    sorted(
+        FACADE_MODULES | {module for module, path in FILES.items() if path.name == "__init__.py"}
+    ),
+)
+def test_facades_and_package_inits_only_reexport(module):
+    found = reexport_violations(FILES[module].read_text(encoding="utf-8"))
+    assert not found, f"{FILES[module]} holds more than re-exports:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('"""Doc."""\nfrom a import b\n__all__ = ["b"]\n', []),
+        (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from a import b\n"
+            "_LAZY = {'b': 'a'}\n__version__ = '1'\n"
+            "def __getattr__(name):\n    '''Lazy.'''\n    if name in _LAZY:\n"
+            "        import importlib\n        return getattr(importlib.import_module('a'), name)\n"
+            "    raise AttributeError(name)\n",
+            [],
+        ),
+        ("__all__ = list(dict.fromkeys([*_a_all, *_b_all]))\n", []),
+        ("def helper():\n    return 1\n", ["line 1: def helper():"]),
+        ("class Thing:\n    pass\n", ["line 1: class Thing:"]),
+        ("TABLE = compute()\n", ["line 1: TABLE = compute()"]),
+        ("__all__ = names()\n", ["line 1: __all__ = names()"]),
+        ("register()\n", ["line 1: register()"]),
+        (
+            "def __getattr__(name):\n    for x in range(3):\n        pass\n",
+            ["line 1: def __getattr__(name):"],
+        ),
+    ],
+)
+def test_reexport_check(source, expected):
+    assert reexport_violations(source) == expected
+
+
+# --- exactly one module touches MTEB internals ---------------------------------------------------
 
 
 def mteb_internals_touched(source: str) -> list[str]:
@@ -357,59 +333,6 @@ def mteb_internals_touched(source: str) -> list[str]:
     return found
 
 
-def modules_named_by_string(module: str, source: str, modules: Iterable[str]) -> set[str]:
-    """The package's modules that ``source`` names in a string of its own (a whole string that
-    is a module name, as ``importlib.import_module`` takes), other than itself."""
-    known = set(modules)
-    return {
-        node.value
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Constant) and node.value in known and node.value != module
-    }
-
-
-# --- the package as it is ------------------------------------------------------------------------
-
-FILES = module_files()
-GRAPH = import_graph(FILES)
-
-
-def test_the_graph_is_read_from_every_module():
-    # a few edges known to exist: module level, inside a function, and under TYPE_CHECKING
-    assert len(FILES) > 100
-    found = {(edge.source, edge.target, edge.type_only) for edge in GRAPH}
-    assert ("sts_extras.mteb_tasks", "sts_extras.integrations.mteb.tasks", False) in found
-    assert ("sts_extras", "sts_extras.integrations.datasets.loading", True) in found
-    assert "sts_extras.metrics.steiger.steiger" in FILES
-    lazy = [edge for edge in GRAPH if edge.source == "sts_extras.leaderboard.run.resolve"]
-    assert "sts_extras.integrations.mteb.tasks" in {edge.target for edge in lazy}
-
-
-def test_every_module_is_in_a_layer():
-    unplaced = sorted(module for module in FILES if layer_of(module) is None)
-    assert not unplaced, (
-        "modules in no layer (place them in LAYER_PREFIXES or FACADE_MODULES of "
-        f"tests/test_layers.py): {unplaced}"
-    )
-
-
-def test_imports_run_downward_and_only_facades_import_facades():
-    found = violations(GRAPH)
-    assert not found, "imports that break the layers:\n" + "\n".join(found)
-
-
-@pytest.mark.parametrize(
-    "module",
-    sorted(
-        FACADE_MODULES | {module for module, path in FILES.items() if path.name == "__init__.py"}
-    ),
-)
-def test_facades_and_package_inits_only_reexport(module):
-    source = FILES[module].read_text(encoding="utf-8")
-    found = reexport_violations(source, deprecated_shim=module in DEPRECATED_SHIMS)
-    assert not found, f"{FILES[module]} holds more than re-exports:\n" + "\n".join(found)
-
-
 def test_exactly_one_module_touches_mteb_internals():
     touching = {
         module: found
@@ -424,138 +347,6 @@ def test_exactly_one_module_touches_mteb_internals():
         )
         or "the internals module no longer touches MTEB internals: update this test"
     )
-
-
-def test_core_and_adapters_name_no_higher_module():
-    named = {
-        (module, target)
-        for module, path in FILES.items()
-        if layer_of(module) in (CORE, ADAPTERS)
-        for target in modules_named_by_string(module, path.read_text(encoding="utf-8"), FILES)
-        if layer_of(target) in RANK and RANK[layer_of(target)] > RANK[layer_of(module)]
-    }
-    allowed = {(module, target) for module, target, _ in BY_NAME_EXCEPTIONS}
-    assert named == allowed, f"named by string: {sorted(named)}; listed: {sorted(allowed)}"
-
-
-# --- the checker itself fails on bad imports -----------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("source", "target", "reason"),
-    [
-        ("sts_extras.stats.power", "sts_extras.integrations.mteb.tasks", "core imports adapters"),
-        ("sts_extras.vectors.sif", "sts_extras.cli.dispatch", "core imports applications"),
-        ("sts_extras.integrations.datasets.loading", "sts_extras.leaderboard", "adapters imports"),
-        ("sts_extras.metrics.steiger.steiger", "sts_extras.reproduce.papers", "adapters imports"),
-        ("sts_extras.cli.power", "sts_extras.models", "imports a public facade"),
-        ("sts_extras.stats.power", "sts_extras", "imports a public facade"),
-        ("sts_extras.mteb_tasks", "sts_extras.cli.leaderboard", "a facade re-exports"),
-        ("sts_extras.stats.power", "sts_extras.new_module", "unclassified"),
-    ],
-)
-def test_a_bad_edge_is_a_violation(source, target, reason):
-    (message,) = violations([Edge(source, target, "sts_extras/x.py", 7)])
-    assert reason in message and "sts_extras/x.py:7" in message
-
-
-@pytest.mark.parametrize(
-    ("source", "target"),
-    [
-        ("sts_extras.stats.power", "sts_extras.stats.dependent"),
-        ("sts_extras.vectors.word_vectors", "sts_extras.io.model_sources"),
-        ("sts_extras.integrations.mteb.models.dynamax", "sts_extras.similarity.fuzzy"),
-        ("sts_extras.integrations.mteb.tasks", "sts_extras.integrations.mteb.internals"),
-        ("sts_extras.metrics.steiger.steiger", "sts_extras.integrations.evaluate.modules"),
-        ("sts_extras.cli.leaderboard_run", "sts_extras.leaderboard.run.pipeline"),
-        ("sts_extras.reproduce.dscs", "sts_extras.integrations.datasets.loading"),
-        ("sts_extras.leaderboard.run.resolve", "sts_extras.stats.ranking"),
-        ("sts_extras.models", "sts_extras.integrations.mteb.models"),
-        ("sts_extras", "sts_extras.datasets"),
-    ],
-)
-def test_a_downward_edge_is_not_a_violation(source, target):
-    assert violations([Edge(source, target, "sts_extras/x.py", 1)]) == []
-
-
-def test_a_bad_import_in_a_package_tree_is_reported_with_file_and_line(tmp_path):
-    # a tiny tree with the same layout: an upward import inside a function, a type-only one,
-    # a relative one, and an import of a facade
-    files = {
-        "sts_extras/__init__.py": '"""Root."""\n',
-        "sts_extras/models/__init__.py": "from sts_extras.integrations.mteb.models import X\n",
-        "sts_extras/stats/__init__.py": "",
-        "sts_extras/stats/power.py": "def f():\n    from sts_extras.cli import dispatch\n",
-        "sts_extras/stats/typed.py": (
-            "from typing import TYPE_CHECKING\n"
-            "if TYPE_CHECKING:\n"
-            "    from sts_extras.integrations.mteb.models import X\n"
-        ),
-        "sts_extras/integrations/__init__.py": "",
-        "sts_extras/integrations/mteb/__init__.py": "",
-        "sts_extras/integrations/mteb/models.py": "from ...leaderboard import run\nX = 1\n",
-        "sts_extras/cli/__init__.py": "",
-        "sts_extras/cli/dispatch.py": (
-            "import sts_extras.models\nfrom sts_extras.stats import power\n"
-        ),
-        "sts_extras/leaderboard/__init__.py": "",
-        "sts_extras/leaderboard/run.py": "",
-    }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    found = violations(import_graph(module_files(tmp_path)))
-    shown = [line.replace(str(tmp_path) + "/", "") for line in found]
-    assert sorted(shown) == sorted(
-        [
-            "sts_extras/stats/power.py:2: sts_extras.stats.power [core] -> sts_extras.cli.dispatch"
-            " [applications]: core imports applications (upward)",
-            "sts_extras/stats/typed.py:3: sts_extras.stats.typed [core] ->"
-            " sts_extras.integrations.mteb.models [adapters] (type-only): core imports adapters"
-            " (upward)",
-            "sts_extras/integrations/mteb/models.py:1: sts_extras.integrations.mteb.models"
-            " [adapters] -> sts_extras.leaderboard.run [applications]: adapters imports"
-            " applications (upward)",
-            "sts_extras/cli/dispatch.py:1: sts_extras.cli.dispatch [applications] ->"
-            " sts_extras.models [facades]: imports a public facade instead of the module that"
-            " defines the name",
-        ]
-    )
-
-
-@pytest.mark.parametrize(
-    ("source", "expected"),
-    [
-        ('"""Doc."""\nfrom a import b\n__all__ = ["b"]\n', []),
-        (
-            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from a import b\n"
-            "_LAZY = {'b': 'a'}\n__version__ = '1'\n"
-            "def __getattr__(name):\n    '''Lazy.'''\n    if name in _LAZY:\n"
-            "        import importlib\n        return getattr(importlib.import_module('a'), name)\n"
-            "    raise AttributeError(name)\n",
-            [],
-        ),
-        ("def helper():\n    return 1\n", ["line 1: def helper():"]),
-        ("class Thing:\n    pass\n", ["line 1: class Thing:"]),
-        ("__all__ = list(dict.fromkeys([*_a_all, *_b_all]))\n", []),
-        ("TABLE = compute()\n", ["line 1: TABLE = compute()"]),
-        ("__all__ = names()\n", ["line 1: __all__ = names()"]),
-        ("register()\n", ["line 1: register()"]),
-        ("warn_moved('a', 'b')\n", ["line 1: warn_moved('a', 'b')"]),
-        (
-            "def __getattr__(name):\n    for x in range(3):\n        pass\n",
-            ["line 1: def __getattr__(name):"],
-        ),
-    ],
-)
-def test_reexport_check(source, expected):
-    assert reexport_violations(source) == expected
-
-
-def test_a_deprecated_shim_may_warn_once():
-    shim = "from a import *\nwarn_moved('a', 'b')\n"
-    assert reexport_violations(shim, deprecated_shim=True) == []
-    assert reexport_violations(shim) == ["line 2: warn_moved('a', 'b')"]
 
 
 @pytest.mark.parametrize(
@@ -574,6 +365,34 @@ def test_a_deprecated_shim_may_warn_once():
 )
 def test_mteb_internals_check(source, touches):
     assert bool(mteb_internals_touched(source)) is touches
+
+
+# --- imports by name -----------------------------------------------------------------------------
+
+
+def modules_named_by_string(module: str, source: str, modules: set[str]) -> set[str]:
+    """The package's modules that ``source`` names in a string of its own (a whole string that
+    is a module name, as ``importlib.import_module`` takes), other than itself."""
+    return {
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and node.value in modules and node.value != module
+    }
+
+
+def _is_application(module: str) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in APPLICATIONS)
+
+
+def test_core_and_adapters_name_no_application_module():
+    named = {
+        (module, target)
+        for module, path in FILES.items()
+        if module not in FACADE_MODULES and not _is_application(module)
+        for target in modules_named_by_string(module, path.read_text(encoding="utf-8"), set(FILES))
+        if _is_application(target)
+    }
+    assert not named, f"named by string: {sorted(named)}"
 
 
 def test_strings_naming_modules_are_found():

@@ -26,6 +26,7 @@ from sts_extras.leaderboard import (
     score_leaderboard,
 )
 from sts_extras.leaderboard.reports.tables import method_name
+from sts_extras.leaderboard.settings import RunSettings
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 from sts_extras.stats.correlation import scaled_pearson
 from sts_extras.stats.model_comparison import compare_models
@@ -287,11 +288,13 @@ def test_encodings_are_cached(board, env, tiny_model_dir, run_on_dscs, tmp_path,
     [
         (["--task", "DSC"], r"--task 'DSC' is neither .* Close matches: DSCS"),
         (["--task", "STSBenchmrk"], r"Close matches: .*STSBenchmark"),
+        # each task once (ours are in MTEB's registry too), spelt as its name: not STSS131 twice
+        (["--task", "sts131"], r"Close matches: STSS131, STS13, (?!.*STSS131)"),
         (["--task", "Banking77Classification"], r"is an MTEB Classification task"),
         (["--model", "all-MiniLM-L6-v3"], r"not found .* Close matches: .*all-MiniLM-L6-v2"),
         (["--model", "./no/such/model"], r"--model './no/such/model': no such directory"),
         (["--vectors", "no/such/vectors.txt"], r"--vectors 'no/such/vectors.txt': no such file"),
-        (["--n-resamples", "0"], r"`--n-resamples` must be at least 1, got 0"),
+        (["--n-resamples", "0"], r"--n-resamples must be at least 1, got 0"),
         (["--seed", "-1"], r"--seed must be at least 0, got -1"),
     ],
 )
@@ -392,7 +395,10 @@ def _synthetic(round_to: int | None = None) -> TaskScores:
 
 def test_score_leaderboard_ranks_flags_degenerate_and_failed_models():
     result = score_leaderboard(
-        [_synthetic()], ["weak", "good", "flat", "gone"], baseline="weak", n_resamples=1000, seed=0
+        [_synthetic()],
+        ["weak", "good", "flat", "gone"],
+        baseline="weak",
+        settings=RunSettings(n_resamples=1000, seed=0),
     )
     rows: dict[str, Any] = {row.model: row for row in result.stats}
     assert rows["good"].rank == 1 and rows["weak"].rank == 2
@@ -407,7 +413,10 @@ def test_score_leaderboard_ranks_flags_degenerate_and_failed_models():
 def test_round_scores_follows_the_stss131_guidance():
     task = _synthetic()
     result = score_leaderboard(
-        [task], ["weak", "good"], baseline="weak", n_resamples=1000, round_scores=True
+        [task],
+        ["weak", "good"],
+        baseline="weak",
+        settings=RunSettings(n_resamples=1000, round_scores=True),
     )
     good = next(row for row in result.stats if row.model == "good")
     assert isinstance(good, ModelTaskStats)
@@ -419,10 +428,16 @@ def test_round_scores_follows_the_stss131_guidance():
 
 def test_score_leaderboard_is_reproducible_and_checks_the_baseline():
     first = score_leaderboard(
-        [_synthetic()], ["weak", "good"], baseline="weak", n_resamples=1000, seed=3
+        [_synthetic()],
+        ["weak", "good"],
+        baseline="weak",
+        settings=RunSettings(n_resamples=1000, seed=3),
     )
     second = score_leaderboard(
-        [_synthetic()], ["weak", "good"], baseline="weak", n_resamples=1000, seed=3
+        [_synthetic()],
+        ["weak", "good"],
+        baseline="weak",
+        settings=RunSettings(n_resamples=1000, seed=3),
     )
     assert first.comparisons == second.comparisons
     with pytest.raises(ValueError, match="`baseline` must be one of the models"):
@@ -486,7 +501,9 @@ def test_undefined_scaled_pearson_keeps_the_other_statistics():
         score_range=(0.0, 5.0),
         predictions={"a": gold + rng.normal(0, 0.5, 32), "b": gold + rng.normal(0, 1.0, 32)},
     )
-    result = score_leaderboard([task], ["a", "b"], baseline="b", n_resamples=1000)
+    result = score_leaderboard(
+        [task], ["a", "b"], baseline="b", settings=RunSettings(n_resamples=1000)
+    )
     row = next(row for row in result.stats if row.model == "a")
     assert isinstance(row, ModelTaskStats)
     assert row.ok and row.bin_r[:2] == (None, None) and row.bin_sizes == (1, 1, 30)
@@ -498,7 +515,9 @@ def test_undefined_scaled_pearson_keeps_the_other_statistics():
         score_range=(0.0, 5.0),
         predictions={"a": np.arange(15.0), "b": np.arange(15.0) ** 2},
     )
-    result = score_leaderboard([constant_bins], ["a", "b"], baseline="b", n_resamples=1000)
+    result = score_leaderboard(
+        [constant_bins], ["a", "b"], baseline="b", settings=RunSettings(n_resamples=1000)
+    )
     row = next(row for row in result.stats if row.model == "a")
     assert isinstance(row, ModelTaskStats)
     assert row.ok and row.scaled_pearson is None and row.pearson is not None

@@ -25,6 +25,7 @@ from sts_extras.leaderboard.reports.csv_report import write_csv
 from sts_extras.leaderboard.reports.html_report import to_html
 from sts_extras.leaderboard.reports.json_report import to_json_dict
 from sts_extras.leaderboard.reports.markdown import to_markdown
+from sts_extras.leaderboard.settings import RunSettings
 from sts_extras.stats.calibration import MeasuredLevel
 
 MODELS = ("base", "close", "better", "worse", "noise")
@@ -55,10 +56,7 @@ def _score(method: str, adjust: str) -> LeaderboardResult:
             _tasks(),
             list(MODELS),
             baseline="base",
-            n_resamples=1000,
-            seed=3,
-            method=method,
-            adjust=adjust,
+            settings=RunSettings(n_resamples=1000, seed=3, method=method, adjust=adjust),
         )
 
 
@@ -84,7 +82,7 @@ def _excludes_zero(low: float, high: float) -> bool:
 
 
 def _comparisons(result: LeaderboardResult) -> list[Any]:
-    return [item for item in result.comparisons if item.ci_low is not None]
+    return [item for item in result.comparisons if item.confidence_interval is not None]
 
 
 def test_every_pair_has_one_decision_its_interval_excluding_zero(board):
@@ -102,7 +100,7 @@ def test_every_pair_has_one_decision_its_interval_excluding_zero(board):
     assert some[True] and some[False]  # the data give both decisions
     for item in _comparisons(result):
         pair = result.pairwise[item.task].pair(item.model, item.baseline)
-        assert item.significant == pair.significant == _excludes_zero(item.ci_low, item.ci_high)
+        assert item.significant == pair.significant == _excludes_zero(*item.confidence_interval)
         assert item.pvalue_adjusted == pair.pvalue_adjusted  # one family: all pairs of the task
         assert item.method == result.pairwise[item.task].method
 
@@ -113,7 +111,8 @@ def test_the_markdown_mark_is_the_decision_and_there_is_no_other(board):
         section = markdown.split(f"## {item.task} — ")[1].split("\n## ")[0]
         (line,) = [row for row in section.splitlines() if f"| {item.model} | " in row]
         cells = line.split(" | ")
-        interval = f"{item.delta:+.3f} [{item.ci_low:+.3f}, {item.ci_high:+.3f}]"
+        low, high = item.confidence_interval
+        interval = f"{item.delta:+.3f} [{low:+.3f}, {high:+.3f}]"
         assert cells[9] == interval + (" †" if item.significant else "")
         assert cells[10] == tables.level_text(item.confidence_level)
         assert not any(cell.rstrip(" |").endswith("*") for cell in cells)
@@ -152,7 +151,7 @@ def test_the_latex_rows_carry_the_dagger_exactly_on_significant_pairs(board):
         first = latex.escape(latex._name_lines(item.model)[0])
         (row,) = [line for line in table[1].splitlines() if f"& {first}" in line]
         assert (
-            (r"$\dagger$" in row) == item.significant == _excludes_zero(item.ci_low, item.ci_high)
+            (r"$\dagger$" in row) == item.significant == _excludes_zero(*item.confidence_interval)
         )
     for caption in re.findall(r"\\caption\{(.*)\}", tex)[:2]:
         assert r"$\dagger$: the pair is significant, i.e.\ the interval excludes 0" in caption
@@ -212,7 +211,7 @@ def test_the_figures_mark_the_same_decisions(board, monkeypatch):
         ]
         assert len(intervals) == len(markers) == len(items)
         for interval, marker, item in zip(intervals, markers, items):
-            assert list(interval.get_xdata()) == [item.ci_low, item.ci_high]
+            assert list(interval.get_xdata()) == list(item.confidence_interval)
             filled = to_rgba(marker.get_markerfacecolor()) != (1.0, 1.0, 1.0, 1.0)
             assert filled == item.significant
     for figure, task in zip(heat_maps, result.tasks):
@@ -313,7 +312,9 @@ def test_tied_gold_scores_are_flagged_beside_the_task():
     task = TaskScores(name="tied", gold=gold, score_range=(0.0, 2.0), predictions=predictions)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        result = score_leaderboard([task], list("abc"), baseline="a", n_resamples=500, seed=0)
+        result = score_leaderboard(
+            [task], list("abc"), baseline="a", settings=RunSettings(n_resamples=500, seed=0)
+        )
     assert "The gold scores take only 3 distinct values" in to_markdown(result)
     assert to_json_dict(result)["tasks"][0]["heavy_ties"] is True
 
@@ -331,4 +332,6 @@ def test_the_uncalibrated_warning_reaches_the_caller_of_score_leaderboard():
         warnings.simplefilter("ignore", UserWarning)
         warnings.simplefilter("always", UncalibratedWarning)
         with pytest.warns(UncalibratedWarning):
-            score_leaderboard([task], ["a", "b"], baseline="a", n_resamples=500, seed=0)
+            score_leaderboard(
+                [task], ["a", "b"], baseline="a", settings=RunSettings(n_resamples=500, seed=0)
+            )

@@ -16,7 +16,8 @@ from scipy.stats import pearsonr
 from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
 from sts_extras.errors import UserInputError
-from sts_extras.integrity import MANIFEST_FILE, file_digest
+from sts_extras.integrity import MANIFEST_FILE
+from sts_extras.io.content import file_digest
 from sts_extras.leaderboard import ModelTaskFailure
 from sts_extras.leaderboard.run.cells import parse_shard, shard_cells
 from sts_extras.leaderboard.run.collect import collect_leaderboard

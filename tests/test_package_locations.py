@@ -17,11 +17,8 @@ import pytest
 import sts_extras
 from sts_extras.integrations.evaluate import modules
 from sts_extras.io.locations import package_root
-from sts_extras.leaderboard.run.evaluation_store import (
-    NOT_EVALUATION_CODE,
-    code_stamp,
-    stamped_files,
-)
+from sts_extras.leaderboard.run.evaluation_store import NOT_EVALUATION_CODE
+from sts_extras.leaderboard.sources import code_stamp, stamped_files
 
 PACKAGE = Path(sts_extras.__file__).resolve().parent
 

@@ -1,12 +1,12 @@
 """The public entry points: the names users import still resolve, to the very objects of the
-modules that define them, and the deprecated module paths warn and still work.
+modules that define them, and each name has one place (no moved-module shims).
 
 ``sts_extras``, ``sts_extras.datasets``, ``sts_extras.mteb_tasks`` and ``sts_extras.models`` are
 facades (re-exports only, see ``tests/test_layers.py``); the code lives in the adapters of
 ``sts_extras.integrations``. A facade that made its own copy of a class (a subclass, a wrapper)
 would pass an ``isinstance`` test and still split MTEB's registry or ``datasets``' cache in two,
-hence ``is`` below. Import-time behaviour (registration with MTEB, deprecation warnings) is
-checked in a fresh process, so that an earlier import in this session cannot hide it.
+hence ``is`` below. Import-time behaviour (registration with MTEB) is checked in a fresh
+process, so that an earlier import in this session cannot hide it.
 """
 
 from __future__ import annotations
@@ -189,81 +189,17 @@ def test_without_importing_the_facade_mteb_does_not_know_our_tasks(tmp_path):
     assert _last_json(_run_script(tmp_path, script)) is False
 
 
-# old module path -> (new module path, a name, where that name is defined)
-MOVED_MODULES = {
-    "sts_extras.evaluate_modules": ("sts_extras.integrations.evaluate.modules", "metric_path"),
-    "sts_extras.evaluate_columns": ("sts_extras.integrations.evaluate.columns", "ScoreFeatures"),
-}
-
-OLD_MODULE_SCRIPT = """
-import importlib, json, warnings
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    old = importlib.import_module({old!r})
-new = importlib.import_module({new!r})
-out = {{
-    "warnings": [[w.category.__name__, str(w.message)] for w in caught],
-    "same": getattr(old, {name!r}) is getattr(new, {name!r}),
-    "all": sorted(old.__all__) == sorted(new.__all__),
-}}
-print(json.dumps(out))
-"""
-
-
-@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
-def test_a_moved_module_warns_naming_its_new_place_and_still_works(old, tmp_path):
-    new, name = MOVED_MODULES[old]
-    script = OLD_MODULE_SCRIPT.format(old=old, new=new, name=name)
-    out = _last_json(_run_script(tmp_path, script))
-    deprecations = [
-        message for category, message in out["warnings"] if category == "DeprecationWarning"
-    ]
-    assert len(deprecations) == 1 and old in deprecations[0] and new in deprecations[0]
-    assert out["same"] and out["all"]
-
-
-@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
-def test_a_user_script_importing_a_moved_module_sees_the_warning(old, tmp_path):
-    # Python shows a DeprecationWarning by default only when it is attributed to __main__: the
-    # warning has to point at the user's import line, not at a line of sts_extras.
-    result = _run_script(tmp_path, f"import {old}\n")
-    assert "user.py:1: DeprecationWarning" in result.stderr, result.stderr
-    assert MOVED_MODULES[old][0] in result.stderr
-
-
-def test_a_moved_module_still_loads_an_evaluate_module(tmp_path):
-    script = (
-        "import json, warnings\n"
-        "warnings.simplefilter('ignore', DeprecationWarning)\n"
-        "from sts_extras.evaluate_modules import load_metric\n"
-        "result = load_metric('steiger').compute(predictions1=[1, 2, 3, 5, 4],\n"
-        "    predictions2=[2, 1, 3, 4, 6], references=[1, 3, 2, 4, 5])\n"
-        "print(json.dumps(result['n']))\n"
-    )
-    assert _last_json(_run_script(tmp_path, script)) == 5
-
-
-def test_plot_ballot_scores_moved_warns_and_is_the_new_function(tmp_path):
-    script = (
-        "import json\n"
-        "from sts_extras.annotation import plot_ballot_scores\n"
-        "from sts_extras.cli.annotate_plot import plot_ballot_scores as new\n"
-        "print(json.dumps(plot_ballot_scores is new))\n"
-    )
-    result = _run_script(tmp_path, script)
-    assert _last_json(result) is True
-    # shown by default: attributed to the user's line
-    assert "user.py:2: DeprecationWarning" in result.stderr, result.stderr
-    assert "sts_extras.cli.annotate_plot.plot_ballot_scores" in result.stderr
-
-
-def test_plot_ballot_scores_warns_in_process_too():
-    import sts_extras.annotation
-
-    with pytest.warns(DeprecationWarning, match=r"sts_extras\.cli\.annotate_plot"):
-        function = sts_extras.annotation.plot_ballot_scores
-    from sts_extras.cli.annotate_plot import plot_ballot_scores
-
-    assert function is plot_ballot_scores
-    with pytest.raises(AttributeError, match="no_such_name"):
-        sts_extras.annotation.no_such_name  # noqa: B018
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("sts_extras", "evaluate_modules"),
+        ("sts_extras", "evaluate_columns"),
+        ("sts_extras.annotation", "plot_ballot_scores"),
+    ],
+)
+def test_moved_names_live_in_one_place_only(module, name):
+    # one name per thing: the old module paths and the old place of plot_ballot_scores are gone
+    with pytest.raises((ModuleNotFoundError, AttributeError)):
+        getattr(importlib.import_module(module), name)
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(f"{module}.{name}")

@@ -18,6 +18,7 @@ from sts_extras.leaderboard.reports import tables
 from sts_extras.leaderboard.reports.figures import write_figures
 from sts_extras.leaderboard.reports.html_report import to_html, write_html
 from sts_extras.leaderboard.reports.writers import write_reports
+from sts_extras.leaderboard.settings import RunSettings
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -50,7 +51,9 @@ def result():
         tasks.append(
             TaskScores(name=name, gold=gold, score_range=(0.0, 5.0), predictions=predictions)
         )
-    return score_leaderboard(tasks, list(MODELS), baseline=MODELS[0], n_resamples=1000, seed=0)
+    return score_leaderboard(
+        tasks, list(MODELS), baseline=MODELS[0], settings=RunSettings(n_resamples=1000, seed=0)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +205,58 @@ def test_a_readme_screenshot_can_be_made(report_set, tmp_path):
     screenshot(report_set / "leaderboard.html", tmp_path / "shot.png", width=800, height=600)
     assert (tmp_path / "shot.png").read_bytes().startswith(b"\x89PNG")
     assert shutil.which("chromium") or Path(CHROMIUM).is_file()
+
+
+def _longest_blank_band(shot: Path, columns: tuple[float, float]) -> float:
+    """The tallest run of blank (near-white) pixel rows inside the ink of ``shot``, in the band
+    of columns ``columns`` (fractions of the width), as a fraction of its height."""
+    from PIL import Image
+
+    with Image.open(shot) as image:
+        grey = np.asarray(image.convert("L"))
+    band = grey[:, int(columns[0] * grey.shape[1]) : int(columns[1] * grey.shape[1])]
+    blank: np.ndarray = np.all(band > 245, axis=1)
+    ink = np.flatnonzero(~blank)
+    longest = run = 0
+    for row in blank[ink[0] : ink[-1] + 1]:
+        run = run + 1 if row else 0
+        longest = max(longest, run)
+    return longest / grey.shape[0]
+
+
+def test_the_heat_map_is_followed_by_its_caption_without_a_gap_in_chromium(tmp_path):
+    # Long names leave a narrow map: its cells, drawn square, made it shorter than the rows' room
+    # and its caption floated below a blank band a quarter of the figure tall.
+    _browser()
+    from playwright.sync_api import sync_playwright
+
+    rng = np.random.default_rng(3)
+    gold = rng.uniform(0, 5, 50)
+    names = [
+        "all-MiniLM-L6-v2",
+        *(f"{method} (all-MiniLM-L6-v2-static)" for method in ("DynaMax-Jaccard", "avg-cos")),
+        "MaxPool-Jaccard (all-MiniLM-L6-v2-static)",
+    ]
+    predictions = {name: gold + rng.normal(0, s, 50) for name, s in zip(names, (1, 2, 3, 4))}
+    board = score_leaderboard(
+        [TaskScores(name="DSCS", gold=gold, score_range=(0.0, 5.0), predictions=predictions)],
+        names,
+        baseline=names[2],
+        settings=RunSettings(n_resamples=1000, seed=0),
+    )
+    write_figures(board, tmp_path, ("png",))
+    page = write_html(board, tmp_path / "leaderboard.html")
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, offline=True
+        )
+        try:
+            browser_page = context.new_page()
+            browser_page.goto(page.as_uri())
+            figure = browser_page.locator("figure", has_text="win probabilities")
+            figure.screenshot(path=str(tmp_path / "heat map.png"))
+        finally:
+            context.close()
+    # the map's columns (left of the colour bar): title, names, map, caption, each close to the
+    # next; the gap was 25% of the figure's height, a line of text is about 3%
+    assert _longest_blank_band(tmp_path / "heat map.png", (0.4, 0.75)) < 0.06

@@ -17,6 +17,7 @@ from sts_extras.leaderboard import TaskScores, score_leaderboard
 from sts_extras.leaderboard.reports import latex, tables
 from sts_extras.leaderboard.reports.latex import escape, table_label, to_latex
 from sts_extras.leaderboard.reports.tables import table_rows
+from sts_extras.leaderboard.settings import RunSettings
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = ("base (vec_a)", "good & #1", "50% {odd}~^\\name", "gone")
@@ -41,7 +42,10 @@ def result():
             )
         )
     return score_leaderboard(
-        tasks, list(MODELS), baseline=MODELS[0], n_resamples=1000, seed=4, adjust="bonferroni"
+        tasks,
+        list(MODELS),
+        baseline=MODELS[0],
+        settings=RunSettings(n_resamples=1000, seed=4, adjust="bonferroni"),
     )
 
 
@@ -68,28 +72,31 @@ def test_tables_hold_every_model_task_column_and_mark(result):
             for number in re.findall(r"\d+\.\d{3}", " ".join(cells)):
                 assert number in tex
     assert r"\label{tab:leaderboard-task-b-sub-test}" in tex
-    for model in MODELS:
-        assert escape(model) in tex
-    assert r"50\% \{odd\}\textasciitilde{}\textasciicircum{}$\backslash$name" in tex
+    for model in MODELS:  # on lines of at most NAME_WIDTH characters, each escaped
+        assert r"\\{}".join(escape(line) for line in latex._name_lines(model)) in tex
+    assert r"50\%\\{}\{odd\}\textasciitilde{}\textasciicircum{}$\backslash$name" in tex
     assert r"good \& \#1" in tex and "failed: RuntimeError: 100\\% broken\\_model" in tex
     header = next(line for line in tex.splitlines() if line.startswith(r"\# & Model"))
     assert (
-        "level" in header
-        and "$p$" in header
-        and "(Bonferroni)" in header
+        r"level\\{}(\%)" in header
+        and r"$p$\\{}adj." in header  # the caption names the adjustment (below)
         and r"$\Delta r$" in header
         and r"$\rho_w$" in header
     )
+    # the level's % sign in the header, the number in the cells: "98.33", not "98.33\%"
+    levels = [tables.level_text(item.confidence_level) for item in result.comparisons]
+    assert any(f"& {level.removesuffix('%')} &" in tex for level in levels if level != "—")
+    assert not any(f"& {escape(level)} &" in tex for level in levels if level != "—")
     # one mark: † on a row exactly when its interval excludes 0 (the pair's decision); no *
     marked = 0
     for item in result.comparisons:
-        if item.ci_low is None or item.ci_high is None:
+        if item.confidence_interval is None:
             continue
         # the row of the model in this task's table
         table = tex.split(rf"\label{{{table_label(item.task)}}}")[0].rsplit(r"\toprule", 1)[1]
         first = escape(latex._name_lines(item.model)[0])
         (row,) = [line for line in table.splitlines() if first in line]
-        excludes = item.ci_low > 0 or item.ci_high < 0
+        excludes = item.confidence_interval.low > 0 or item.confidence_interval.high < 0
         assert item.significant == excludes
         assert (r"$\dagger$" in row) == excludes, row
         marked += excludes
@@ -190,7 +197,11 @@ def test_without_graphicx_it_still_compiles_and_warns(result, tmp_path):
 
 LONG_NAMES = {
     "all-MiniLM-L6-v2": "sentence-transformers/paraphrase-multilingual-mpnet-base-v2",
+    # the static model of the docs' run, over the default vectors of then and now
     "DynaMax-Jaccard (all-MiniLM-L6-v2-static)": (
+        "DynaMax-Jaccard (sentence-transformers/all-mpnet-base-v2-static)"
+    ),
+    "DynaMax-Jaccard (glove-6b-50d)": (
         "DynaMax-Jaccard (sentence-transformers/all-mpnet-base-v2-static)"
     ),
 }
@@ -217,8 +228,7 @@ def _docs_result(rename: dict[str, str]):
         units,
         list(units[0].predictions),
         baseline=rename.get(baseline, baseline),
-        n_resamples=1000,
-        seed=0,
+        settings=RunSettings(n_resamples=1000, seed=0),
     )
 
 
@@ -246,3 +256,18 @@ def test_every_table_fits_the_line_in_one_and_two_column_layouts(layout, names, 
     assert all(factor >= 0.85 for factor in _shrink_factors(log)), _shrink_factors(log)
     if layout != "article":  # two columns: every table fits at its natural size
         assert _shrink_factors(log) == []
+
+
+@needs_pdflatex
+@pytest.mark.parametrize("names", ["docs", "long names"])
+def test_the_default_runs_tables_fit_a_plain_article_without_graphicx(names, tmp_path):
+    # A newcomer set docs/leaderboard/leaderboard.tex in \documentclass{article} with booktabs
+    # alone: without graphicx nothing shrinks, and the unit tables ran 29.6 pt into the margin.
+    board = _docs_result({} if names == "docs" else LONG_NAMES)
+    (tmp_path / "leaderboard.tex").write_text(to_latex(board), encoding="utf-8")
+    log = _pdflatex(tmp_path, LAYOUTS["article"], packages="booktabs")
+    assert _overfull(log) == []
+    assert "wider than the line" not in log
+    # and with graphicx nothing needs shrinking: the tables are set at their natural size
+    log = _pdflatex(tmp_path, LAYOUTS["article"])
+    assert _shrink_factors(log) == [] and _overfull(log) == []

@@ -22,7 +22,7 @@ from sts_extras.reproduce import dscs, stss131
 
 
 def _package_table(name: str) -> list[dict[str, str]]:
-    text = resources.files("sts_extras").joinpath("data", f"{name}.csv").read_text("utf-8")  # type: ignore[call-arg]  # one name in 3.10's Traversable; files() is a Path here
+    text = resources.files("sts_extras").joinpath("data", f"{name}.csv").read_text("utf-8")
     return list(csv.DictReader(io.StringIO(text)))
 
 
@@ -231,7 +231,7 @@ def test_without_textstat_the_readability_rows_say_how_to_get_it(monkeypatch):
     def missing(name):
         raise MissingExtraError('pip install "sts-extras[describe]"')
 
-    monkeypatch.setattr("sts_extras.cli.describe_run.describe_dataset", missing)
+    monkeypatch.setattr("sts_extras.describe.describe_dataset", missing)
     rows = dscs._readability_rows()
     assert [row.paper_value for row in rows] == [25.0, 12.0]
     assert all(

@@ -177,10 +177,10 @@ def test_a_file_that_is_not_vectors_leaves_the_rows_and_says_why(tmp_path, capsy
 
 
 def test_a_command_that_raises_is_a_note_not_a_crash(monkeypatch, tmp_path):
-    def no_network(argv):
+    def no_network(**call):
         raise ConnectionError("no route to huggingface.co")
 
-    monkeypatch.setattr("sts_extras.cli.dispatch.main", no_network)
+    monkeypatch.setattr("sts_extras.leaderboard.run_leaderboard", no_network)
     report = reproduce("dscs", online=True, output=tmp_path)
     assert report.notes and all("ConnectionError: no route" in note for note in report.notes)
     assert all(row.ours is None for row in report.rows if row.reading is not None)
@@ -290,6 +290,45 @@ def test_every_reading_names_a_source_task_and_method_of_its_command(paper):
             assert row.reading.model.endswith("-SIF") == sif
     if paper in ("dscs", "dynamax"):
         assert readings > 0
+
+
+@pytest.mark.parametrize("paper", list(PAPERS))
+def test_every_command_is_the_library_call_the_command_line_makes_of_it(paper):
+    # reproduce runs a row's command as a library call (it does not go through the command
+    # line): the call read from the command is the one `sts-extras leaderboard` makes of it
+    from sts_extras.cli import build_parser
+    from sts_extras.cli.leaderboard_run import settings_from_args
+    from sts_extras.leaderboard import LeaderboardSettings
+
+    rows = reproduce(paper).rows
+    commands = {row.command for row in rows if row.reading is not None and row.command}
+    for command in sorted(commands):
+        argv = network_module._argv(command, {}, network_module.Path("/tmp"), False)
+        inputs, fields = network_module.leaderboard_call(argv)
+        args = build_parser().parse_args(argv)
+        assert inputs == {
+            key: value
+            for key, value in {
+                "models": args.model,
+                "vectors": args.vectors,
+                "tasks": args.task,
+            }.items()
+            if value is not None
+        }
+        assert LeaderboardSettings(**fields) == settings_from_args(args)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["describe", "dscs"],  # not the leaderboard
+        ["leaderboard", "--task", "DSCS", "--seed", "3"],  # an option no row uses
+        ["leaderboard", "--task"],  # an option without its value
+    ],
+)
+def test_a_command_the_rows_cannot_hold_is_refused_as_a_bug(argv):
+    with pytest.raises(ValueError):
+        network_module.leaderboard_call(argv)
 
 
 def test_a_reading_whose_source_is_not_in_its_command_is_refused():

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
-import numpy as np
 import pytest
-
-from sts_extras.benchmark_tables import read_rows
 
 HEAVY = ("sentence_transformers", "torch", "transformers")
 RUN = f"""
@@ -28,24 +24,9 @@ REPORTS = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "*.png", "pr
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory, tiny_model_dir):
+def inputs(tiny_model_dir, vectors_file):
     """A tiny sentence-transformers model (random static embeddings) and tiny word vectors."""
-    from gensim.models import KeyedVectors
-
-    root = tmp_path_factory.mktemp("inputs")
-    words = sorted(
-        {
-            token.lower()
-            for dataset in ("dscs", "stss131")
-            for row in read_rows(dataset)
-            for text in (row["sentence1"], row["sentence2"])
-            for token in re.findall(r"\w+", text)
-        }
-    )
-    kv = KeyedVectors(vector_size=8)
-    kv.add_vectors(words, np.random.default_rng(0).normal(size=(len(words), 8)).astype(np.float32))
-    kv.save_word2vec_format(str(root / "tiny.txt"), binary=False)
-    return tiny_model_dir, root / "tiny.txt"
+    return tiny_model_dir, vectors_file
 
 
 def _run(inputs, output, cache) -> list[str]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose
 
 from sts_extras.similarity.fuzzy import (
@@ -39,7 +42,7 @@ def _compare(mx: np.ndarray, my: np.ndarray, measure: str) -> float:
         return _ratio(intersection, np.sqrt(mx.sum() * my.sum()))
     if measure == "dice":
         return _ratio(2 * intersection, mx.sum() + my.sum())
-    return _ratio(mx @ my, np.linalg.norm(mx) * np.linalg.norm(my))
+    return _ratio(float(mx @ my), float(np.linalg.norm(mx) * np.linalg.norm(my)))
 
 
 def reference_dynamax(x: np.ndarray, y: np.ndarray, measure: str = "jaccard") -> float:
@@ -207,6 +210,106 @@ def test_dynamax_keeps_repeated_tokens_and_clamps_at_zero():
     # {a} vs {d}: every cross dot product is -1, clamped to 0: mu_X = (1, 0), mu_Y = (0, 1) -> 0
     scores = dynamax_similarity([[0, 0], [0], [0]], [[2], [2], [3]], vectors=HAND)
     assert_allclose(scores, [3 / 4, 2 / 3, 0.0], rtol=1e-15)
+
+
+# A worked example of Algorithm 1 (Zhelezniak et al. 2019, Sec. 2.2.3), by hand. Sentence X has
+# the words p = (2, 0) and q = (0, 1), sentence Y the word r = (-1, 1). The universe stacks both
+# sentences, U = [p; q; r]; a sentence's membership in each row u of U is the largest dot product
+# of one of its words with u, max-pooled together with the zero vector (the clipping at 0):
+#   p.p = 4, q.p = 0, r.p = -2;   p.q = 0, q.q = 1, r.q = 1;   p.r = -2, q.r = 1, r.r = 2
+#   mu_X = (max(4, 0, 0), max(0, 1, 0), max(-2, 1, 0)) = (4, 1, 1)
+#   mu_Y = (max(-2, 0), max(1, 0), max(2, 0))          = (0, 1, 2)
+# and the fuzzy Jaccard index is sum(min) / sum(max) = (0 + 1 + 1) / (4 + 1 + 2) = 2/7.
+WORKED = np.array([[2.0, 0.0], [0.0, 1.0], [-1.0, 1.0]])  # p, q, r
+WORKED_X, WORKED_Y = [[0, 1]], [[2]]
+WORKED_DYNAMAX_JACCARD = 2 / 7
+#: What a wrong kernel gives on the worked example: each differs from 2/7.
+WORKED_WRONG_KERNELS = {
+    # no clipping: mu_Y = (-2, 1, 2), sum(min) = -2 + 1 + 1 = 0
+    "memberships not clipped at 0": 0.0,
+    # cosine of the memberships: (4*0 + 1*1 + 1*2) / (sqrt(18) sqrt(5))
+    "cosine instead of fuzzy Jaccard": 3 / np.sqrt(90),
+    # U = [p; q]: mu_X = (4, 1), mu_Y = (0, 1): 1/5
+    "universe of the first sentence only": 1 / 5,
+    # U = [r]: mu_X = max(-2, 1) = 1, mu_Y = 2: 1/2
+    "universe of the second sentence only": 1 / 2,
+    # U = I (max-pooled word vectors): max(p, q, 0) = (2, 1), max(r, 0) = (0, 1)
+    "Jaccard of the max-pooled word vectors": 1 / 3,
+    "cosine of the max-pooled word vectors": 1 / np.sqrt(5),
+    # mean over words instead of the max: mu_X = (2, 1/2, -1/2) clipped to (2, 1/2, 0): 1/10
+    "mean-pooled memberships": 1 / 10,
+}
+
+
+def test_dynamax_jaccard_equals_the_worked_example_of_algorithm_1():
+    (score,) = dynamax_similarity(WORKED_X, WORKED_Y, vectors=WORKED)
+    assert score == pytest.approx(WORKED_DYNAMAX_JACCARD, rel=1e-15)
+    (swapped,) = dynamax_similarity(WORKED_Y, WORKED_X, vectors=WORKED)
+    assert swapped == pytest.approx(WORKED_DYNAMAX_JACCARD, rel=1e-15)
+    # the same pair given as word-vector matrices instead of row ids
+    (as_matrices,) = dynamax_similarity([WORKED[[0, 1]]], [WORKED[[2]]])
+    assert as_matrices == pytest.approx(WORKED_DYNAMAX_JACCARD, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    "wrong", WORKED_WRONG_KERNELS.values(), ids=list(WORKED_WRONG_KERNELS.keys())
+)
+def test_the_worked_example_tells_dynamax_jaccard_from_a_wrong_kernel(wrong):
+    (score,) = dynamax_similarity(WORKED_X, WORKED_Y, vectors=WORKED)
+    assert abs(score - wrong) > 0.01
+
+
+def test_the_worked_examples_wrong_kernels_by_their_own_arithmetic():
+    """The numbers in ``WORKED_WRONG_KERNELS`` are what those kernels compute (so the test above
+    compares with real mistakes, not with arbitrary numbers)."""
+    x, y = WORKED[[0, 1]], WORKED[[2]]
+    universe = np.vstack((x, y))
+
+    def jaccard(a, b):
+        return np.minimum(a, b).sum() / np.maximum(a, b).sum()
+
+    def cosine(a, b):
+        return a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+
+    def members(words, u, pool=np.max):
+        return np.maximum(pool(words @ u.T, axis=0), 0.0)
+
+    computed = {
+        "memberships not clipped at 0": jaccard((x @ universe.T).max(0), (y @ universe.T).max(0)),
+        "cosine instead of fuzzy Jaccard": cosine(members(x, universe), members(y, universe)),
+        "universe of the first sentence only": jaccard(members(x, x), members(y, x)),
+        "universe of the second sentence only": jaccard(members(x, y), members(y, y)),
+        "Jaccard of the max-pooled word vectors": jaccard(
+            members(x, np.eye(2)), members(y, np.eye(2))
+        ),
+        "cosine of the max-pooled word vectors": cosine(
+            members(x, np.eye(2)), members(y, np.eye(2))
+        ),
+        "mean-pooled memberships": jaccard(members(x, universe, np.mean), members(y, universe)),
+    }
+    assert computed == pytest.approx(WORKED_WRONG_KERNELS, rel=1e-12)
+    assert jaccard(members(x, universe), members(y, universe)) == pytest.approx(2 / 7)
+
+
+_words = arrays(
+    np.float64,
+    st.tuples(st.integers(1, 6), st.just(3)),
+    elements=st.integers(-12, 12).map(lambda k: k / 4),  # no underflow of a product to 0
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_words, _words, st.floats(0.1, 10))
+def test_dynamax_jaccard_properties(x, y, scale):
+    """In [0, 1] (memberships are clipped at 0), 1 for a sentence and itself (when it has a
+    non-zero word), symmetric, and unchanged when every vector is scaled by c > 0 (memberships
+    scale by c^2)."""
+    score, itself, swapped, scaled = dynamax_similarity([x, x, y, scale * x], [y, x, x, scale * y])
+    assert -EXACT <= score <= 1 + EXACT
+    if np.any(x):
+        assert itself == pytest.approx(1.0, abs=EXACT)
+    assert swapped == pytest.approx(score, abs=EXACT)
+    assert scaled == pytest.approx(score, abs=1e-9)
 
 
 def test_maxpool_hand_computed():

@@ -1,9 +1,9 @@
 """Caches and model identities are built from full content.
 
-A model folder or a vectors file is named by a SHA-256 of every byte, never by its path, size,
-modification time or a sample of it: a byte changed anywhere (the middle of a safetensors file, a
-permutation of vector rows) makes a re-run give the numbers of a clean cache, and the same content
-at two paths (two virtual environments) shares one cache entry and one identity.
+A model folder or a vectors file is named by an XXH3-128 hash of every byte, never by its path,
+size, modification time or a sample of it: a byte changed anywhere (the middle of a safetensors
+file, a permutation of vector rows) makes a re-run give the numbers of a clean cache, and the same
+content at two paths (two virtual environments) shares one cache entry and one identity.
 """
 
 from __future__ import annotations
@@ -162,15 +162,12 @@ def test_a_rerun_after_permuting_vector_rows_gives_the_clean_numbers(
 # --------------------------------------------------------------------------------------------
 # same content, two places: one entry, one identity, no path in it
 # --------------------------------------------------------------------------------------------
-#: The vocabulary of the tiny BERT distilled here.
-BERT_WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat"]
-
-
-def test_the_same_model_in_two_folders_is_distilled_once(tmp_path, save_tiny_bert, monkeypatch):
+def test_the_same_model_in_two_folders_is_distilled_once(tmp_path, tiny_bert, monkeypatch):
     pytest.importorskip("model2vec.distill")
     import sts_extras.vectors.distill as distill_module
 
-    first_env = save_tiny_bert(tmp_path / "venv-a" / "tiny-bert", BERT_WORDS)
+    first_env = tmp_path / "venv-a" / "tiny-bert"
+    shutil.copytree(tiny_bert, first_env)
     second_env = tmp_path / "venv-b" / "site-packages" / "another-name"
     shutil.copytree(first_env, second_env)
     cache = tmp_path / "vectors"
@@ -274,10 +271,10 @@ def test_an_unchanged_model_is_not_read_again_and_a_changed_one_is(
     memo = tmp_path / "memo"
     monkeypatch.setenv("STS_EXTRAS_CACHE", str(memo))
     read: list[str] = []
-    real = content._hash_file
+    real = content.file_digest
     monkeypatch.setattr(
         content,
-        "_hash_file",
+        "file_digest",
         lambda path: read.append(path.name) or real(path),  # type: ignore[func-returns-value]  # a spy: append's None, then the real call
     )
     source = resolve_sentence_transformer(str(model))

@@ -188,7 +188,7 @@ def test_scaled_pearson_refuses_a_trillion_bins():
 
 
 def test_leaderboard_refuses_a_trillion_resamples():
-    from sts_extras.leaderboard.run.resolve import check_n_resamples
+    from sts_extras.leaderboard.settings import check_n_resamples
 
     with pytest.raises(UserInputError, match=rf"--n-resamples {_HUGE} is above the ceiling"):
         check_n_resamples(_HUGE, "--n-resamples")

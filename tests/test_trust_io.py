@@ -334,10 +334,10 @@ def test_a_digest_is_memoised_but_never_across_a_change(
     path = tmp_path / "vectors.bin"
     path.write_bytes(b"\0" * 1000)
     calls: list[Path] = []
-    real = content._hash_file
+    real = content.file_digest
     monkeypatch.setattr(
         content,
-        "_hash_file",
+        "file_digest",
         lambda p: calls.append(p) or real(p),  # type: ignore[func-returns-value]  # a spy: append's None, then the real call
     )
     memo = tmp_path / "memo"

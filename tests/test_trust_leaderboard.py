@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 from sts_extras.cli import main
 from sts_extras.errors import UserInputError
-from sts_extras.integrity import MANIFEST_FILE, file_digest
+from sts_extras.integrity import MANIFEST_FILE
+from sts_extras.io.content import file_digest
 from sts_extras.io.paths import UnsafePathError, file_name
 from sts_extras.leaderboard.run import cells as cells_module
 from sts_extras.leaderboard.run.cells import UnreadableCellsError, read_cells, write_cell

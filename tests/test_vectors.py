@@ -175,32 +175,6 @@ def test_tokenizer_and_stop_words_are_overridable(kv):
 
 
 # ---------------------------------------------------------------- model2vec and distillation
-#: The vocabulary of the tiny BERT: special tokens, then words and a suffix piece.
-BERT_WORDS = [
-    "[PAD]",
-    "[UNK]",
-    "[CLS]",
-    "[SEP]",
-    "[MASK]",
-    "the",
-    "cat",
-    "sat",
-    "on",
-    "mat",
-    "dog",
-    "ran",
-    "a",
-    "##s",
-    "fast",
-    "slow",
-]
-
-
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory, save_tiny_bert):
-    return save_tiny_bert(tmp_path_factory.mktemp("tiny-bert"), BERT_WORDS)
-
-
 def test_distillation_is_cached_on_disk(tiny_bert, tmp_path, monkeypatch):
     import sts_extras.vectors.distill as distill_module
 

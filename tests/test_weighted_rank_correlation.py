@@ -93,8 +93,9 @@ def test_design_vectors(a, b, rho_w, tau_w):
 def test_result_is_frozen_with_plain_floats():
     result = weighted_rank_correlation([3, 1, 2, 5, 4], [1, 2, 3, 4, 5])
     assert isinstance(result, WeightedRankCorrelationResult)
-    for name in ("rho_w", "tau_w", "spearman", "kendall", "n0"):
+    for name in ("statistic", "rho_w", "tau_w", "spearman", "kendall", "n0"):
         assert type(getattr(result, name)) is float
+    assert result.statistic == result.rho_w  # the estimate, as every result's `statistic`
     assert result.n == 5 and result.n0 == 2.0
     with pytest.raises(AttributeError):
         result.tau_w = 0.0  # type: ignore[misc]

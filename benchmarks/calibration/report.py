@@ -431,6 +431,7 @@ def page_text(
         "",
         "## Rerun",
         "",
+        "<!-- no-test: long -->",
         "```bash",
         f"{COMMAND}            # the full grid: this page, the figure and the JSON table",
         f"{COMMAND} --quick    # the fixed-seed slice the tests run (prints a summary)",

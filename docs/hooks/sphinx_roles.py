@@ -1,5 +1,7 @@
 """Griffe extension: the package's reStructuredText docstring markup, as checked Markdown.
 
+Ours because no maintained griffe/mkdocstrings extension on PyPI renders numpydoc's Sphinx roles.
+
 The docstrings are numpydoc with Sphinx roles (``:func:`~sts_extras.stats.scaled_pearson```),
 which mkdocstrings does not understand. Once the whole package is loaded, every docstring is
 rewritten before it is rendered:
@@ -80,7 +82,7 @@ class SphinxRoles(griffe.Extension):
                 try:
                     self.rendered.add(member.canonical_path)
                 except (AliasResolutionError, CyclicAliasError):
-                    continue  # the page generator reports it
+                    continue  # tests/test_docs.py reports it (the API page test)
                 if member.is_alias:  # its defining module heads its group on the page
                     self.rendered.add(member.final_target.parent.path)
         for obj in _walk(pkg):

@@ -19,9 +19,9 @@ from typing import Any
 import evaluate
 from numpy.typing import ArrayLike
 
-# sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
+# sts-extras is not on PyPI yet: install it from a checkout (`pip install .`) or a built wheel (`pip install sts_extras-0.4.0-py3-none-any.whl`).  # noqa: E501
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
-from sts_extras.integrations.evaluate.modules import RealScoreColumns, measured_keys
+from sts_extras.integrations.evaluate.modules import RealScoreColumns, SeedFromLoad, measured_keys
 from sts_extras.stats import bootstrap
 from sts_extras.stats.calibration import UncalibratedWarning
 
@@ -49,8 +49,9 @@ Args:
     method (`str`): "BCa" (default, the DynaMax paper's interval) or "percentile"; or "auto",
         the calibrated method of sts-extras (chosen by its calibration suite: BCa reaches about
         8 % type-I error for a nominal 5 % at n = 50), or "wilcox2009" or "jackknife-t".
-    seed (`int`): Seed of the random generator; `None` (default) takes the module's `seed`
-        (`evaluate.load(..., seed=...)`; without one, evaluate draws it when loading).
+    seed (`int`): Seed of the resamples; `None` (default) takes the seed given to
+        `evaluate.load(..., seed=...)`, and without one 0 (the library's default): same seed,
+        same interval.
 
 Returns:
     delta (`float`): Observed r1 - r2.
@@ -113,7 +114,7 @@ _CITATION = """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BcaBootstrap(RealScoreColumns, evaluate.Comparison):
+class BcaBootstrap(RealScoreColumns, SeedFromLoad, evaluate.Comparison):
     def _info(self) -> evaluate.ComparisonInfo:
         return evaluate.ComparisonInfo(
             module_type="comparison",
@@ -151,8 +152,7 @@ class BcaBootstrap(RealScoreColumns, evaluate.Comparison):
                 n_resamples=n_resamples,
                 confidence_level=confidence_level,
                 method=method,
-                # evaluate's own `seed` (set at load time) when compute() gets none
-                seed=self.seed if seed is None else seed,
+                seed=self.compute_seed(seed),
             )
         low, high = result.confidence_interval
         return {

@@ -8,7 +8,7 @@ from typing import Any
 import evaluate
 from numpy.typing import ArrayLike
 
-# sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
+# sts-extras is not on PyPI yet: install it from a checkout (`pip install .`) or a built wheel (`pip install sts_extras-0.4.0-py3-none-any.whl`).  # noqa: E501
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
 from sts_extras.integrations.evaluate.modules import RealScoreColumns
 from sts_extras.stats import correlation

@@ -19,9 +19,9 @@ from typing import Any
 import evaluate
 from numpy.typing import ArrayLike
 
-# sts-extras is not on PyPI: evaluate's hint and requirements.txt install it from its repository
+# sts-extras is not on PyPI yet: install it from a checkout (`pip install .`) or a built wheel (`pip install sts_extras-0.4.0-py3-none-any.whl`).  # noqa: E501
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
-from sts_extras.integrations.evaluate.modules import RealScoreColumns, measured_keys
+from sts_extras.integrations.evaluate.modules import RealScoreColumns, SeedFromLoad, measured_keys
 from sts_extras.stats import dependent
 from sts_extras.stats.calibration import UncalibratedWarning
 
@@ -52,7 +52,8 @@ Args:
         nominal 5 % under heteroscedastic errors at n = 50), or one of its interval methods
         "wilcox2009", "jackknife-t", "percentile", "BCa".
     n_resamples (`int`): Resamples of the resampling methods. Defaults to 10000.
-    seed (`int`): Seed of the resampling methods. Defaults to 0.
+    seed (`int`): Seed of the resampling methods; `None` (default) takes the seed given to
+        `evaluate.load(..., seed=...)`, and without one 0 (the library's default).
     correlation (`str`): "pearson" (default) or "spearman".
     alternative (`str`): "two-sided" (default), "greater" (system 1 better) or "less".
     confidence_level (`float`): Level of Zou's interval of r1 - r2. Defaults to 0.95.
@@ -149,7 +150,7 @@ _CITATION = """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Steiger(RealScoreColumns, evaluate.Comparison):
+class Steiger(RealScoreColumns, SeedFromLoad, evaluate.Comparison):
     def _info(self) -> evaluate.ComparisonInfo:
         return evaluate.ComparisonInfo(
             module_type="comparison",
@@ -174,7 +175,7 @@ class Steiger(RealScoreColumns, evaluate.Comparison):
         alternative: str = "two-sided",
         confidence_level: float = 0.95,
         n_resamples: int = 10000,
-        seed: int = 0,
+        seed: int | None = None,
     ) -> dict[str, Any]:
         with warnings.catch_warnings():
             # the measured level is in the output (measured_size, calibrated) instead
@@ -188,7 +189,7 @@ class Steiger(RealScoreColumns, evaluate.Comparison):
                 alternative=alternative,
                 confidence_level=confidence_level,
                 n_resamples=n_resamples,
-                seed=seed,
+                seed=self.compute_seed(seed),
             )
         ci_low, ci_high = result.confidence_interval
         return {

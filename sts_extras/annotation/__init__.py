@@ -18,8 +18,6 @@ Plain numpy; pandas is imported by :func:`score_votes` and matplotlib by
 
 from __future__ import annotations
 
-import importlib
-
 from sts_extras.annotation.agreement import AnnotatorAgreement, annotator_agreement
 from sts_extras.annotation.ballots import LABEL_CONFIG, ballot_table, label_studio_tasks
 from sts_extras.annotation.design import (
@@ -93,15 +91,3 @@ __all__ = [
     "trace_adaptive_campaign",
     "underlying_similarity",
 ]
-
-
-def __getattr__(name: str) -> object:
-    """``plot_ballot_scores`` moved to the applications layer (a figure, not the method)."""
-    if name == "plot_ballot_scores":
-        from sts_extras._deprecation import warn_moved
-
-        new = "sts_extras.cli.annotate_plot"
-        warn_moved(f"sts_extras.annotation.{name}", f"{new}.{name}")
-        # by name, not an import statement: core never imports the applications layer
-        return getattr(importlib.import_module(new), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -576,7 +576,7 @@ def draw_pair_indices(n_items: int, m: int, rng: np.random.Generator) -> NDArray
 
 
 def draw_pairs(
-    items: int | Sequence[Hashable], m: int, *, seed: int | np.random.Generator | None = None
+    items: int | Sequence[Hashable], m: int, *, seed: int | np.random.Generator | None = 0
 ) -> NDArray[np.generic]:
     """Draw the pair list of one ballot: every item appears ``m`` times (§2.4-2.5).
 
@@ -587,8 +587,8 @@ def draw_pairs(
     m : int
         Appearances of every item. If ``m`` and the number of items are both odd, one item
         appears ``m + 1`` times (footnote 6 of Lombardo et al.).
-    seed : int, numpy.random.Generator or None
-        Same seed, same pairs.
+    seed : int, numpy.random.Generator or None, default 0
+        Same seed, same pairs (``None``: fresh entropy).
 
     Returns
     -------

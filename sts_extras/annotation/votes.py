@@ -42,7 +42,6 @@ the tie label also counts as a tie).
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -54,6 +53,7 @@ from pydantic import ConfigDict, Field
 
 from sts_extras.annotation.ballots import CHOICE_A, CHOICE_B, CHOICE_TIE
 from sts_extras.errors import UserInputError
+from sts_extras.io.content import content_hash
 from sts_extras.io.numbers import parse_number
 from sts_extras.io.records import Record, RecordError, parse_record
 from sts_extras.io.text import parse_json, read_text
@@ -367,7 +367,7 @@ def _read(path: Path, vote_format: str, tie_label: str) -> _Votes:
         votes = _read_mturk(path, text, tie_label)
     else:
         votes = _read_our_csv(path, text)
-    votes.digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    votes.digest = content_hash(text)
     return votes
 
 

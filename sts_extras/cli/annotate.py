@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="write ballot 1 as Label Studio tasks (JSON; config .xml beside it; needs --pairs)",
     )
-    plan.add_argument("--seed", type=int, default=None, help="seed of the pair draw")
+    plan.add_argument("--seed", type=int, default=0, help="seed of the pair draw (default: 0)")
     plan.add_argument("--format", choices=("text", "json"), default="text")
 
     score = sub.add_parser("score", help="Rank items from votes (Eq. 1, 5, 6); QC; dataset.")
@@ -110,14 +110,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the next ballot as Label Studio tasks (needs --pairs and --m)",
     )
     score.add_argument("--m", type=int, help="appearances per item in the next ballot")
-    score.add_argument("--seed", type=int, default=None, help="seed of the next pair draw")
+    score.add_argument(
+        "--seed", type=int, default=0, help="seed of the next pair draw (default: 0)"
+    )
     score.add_argument("--format", choices=("text", "csv", "json"), default="text")
 
     simulate = sub.add_parser("simulate", help="Uniform vs adaptive, as Table 2 of the paper.")
     simulate.add_argument("--distribution", choices=choices.DISTRIBUTIONS, default="exponential")
     simulate.add_argument("--z", type=Path, help="your own similarities, one per line, in [-1, 1]")
     simulate.add_argument("--reps", type=int, default=50, help="repetitions (default 50)")
-    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--seed", type=int, default=0, help="seed of the simulation (default: 0)")
     simulate.add_argument(
         "--n-items", type=int, help="items of the law (default 990; with --z, its line count)"
     )

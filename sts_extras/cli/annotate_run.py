@@ -13,6 +13,9 @@ CSV, a Label Studio export or MTurk batch results (:mod:`sts_extras.annotation.v
 each annotator's agreement (:mod:`sts_extras.annotation.agreement`), can leave the flagged
 annotators out, writes the next ballot the same two ways and, with ``--dataset-out``, the STS
 dataset ``id,sentence1,sentence2,score,n_votes``.
+
+The options are defined in :mod:`sts_extras.cli.annotate`, which imports this module when a
+command starts (never the other way round).
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from sts_extras.cli.annotate import add_arguments
 from sts_extras.cli.user_paths import (
     distinct_files,
     input_file,
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from numpy.typing import NDArray
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["run"]
 
 
 def _read_lines(path: Path, name: str) -> list[tuple[int, str]]:

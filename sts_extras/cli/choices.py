@@ -60,11 +60,11 @@ ADJUST_METHODS = (
 DATASET_NAMES = ("dscs", "stss131")
 #: the keys of :data:`sts_extras.reproduce.papers.PAPERS`
 PAPER_NAMES = ("dscs", "stss131", "scaled-pearson", "lombardo", "dynamax")
-#: :data:`sts_extras.leaderboard.run.pipeline.DEFAULT_OUTPUT`
+#: :data:`sts_extras.leaderboard.settings.DEFAULT_OUTPUT`
 DEFAULT_OUTPUT = "leaderboard"
-#: :data:`sts_extras.leaderboard.run.resolve.MIN_RESAMPLES`
+#: :data:`sts_extras.leaderboard.settings.MIN_RESAMPLES`
 MIN_RESAMPLES = 100
-#: :data:`sts_extras.leaderboard.reports.figures.FIGURE_FORMATS`
+#: :data:`sts_extras.leaderboard.settings.FIGURE_FORMATS`
 FIGURE_FORMATS = ("pdf", "png", "svg")
 #: :data:`sts_extras.annotation.votes.VOTE_FORMATS`
 VOTE_FORMATS = ("auto", "csv", "label-studio", "mturk")

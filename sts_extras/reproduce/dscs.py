@@ -8,7 +8,7 @@ sentence encoders with its scores.
 
 Counted here in the packaged table (:func:`sts_extras.benchmark_tables.read_rows`; basis
 ``"packaged data"``): the counts and the number of ratings per pair implied by the scores;
-recomputed: the readability through :func:`sts_extras.cli.describe_run.describe_dataset`
+recomputed: the readability through :func:`sts_extras.describe.describe_dataset`
 (textstat). Table 4's GloVe row is recomputed
 with the GloVe vectors this package can load offline, ``glove-6b-50d`` (the same 6B-token training
 run, 50 dimensions instead of the paper's 300), mean-pooled and compared by cosine as in the paper
@@ -178,7 +178,7 @@ _READABILITY_PUBLISHED = (
 
 
 def _readability_rows() -> list[ReproducedRow]:
-    from sts_extras.cli.describe_run import describe_dataset
+    from sts_extras.describe import describe_dataset
 
     try:
         description = describe_dataset(PAPER)

@@ -16,10 +16,12 @@ record (:class:`~sts_extras.io.records.Record`). A command that fails leaves its
 were and gives one note saying why; nothing here raises past the report but a malformed
 ``--source``.
 
-The commands run in this process, through :func:`sts_extras.cli.dispatch.main`, rather than in a
-subprocess: it is the code path of the command line itself (same parser, same error handling,
-exit status 2 for a user error), it does not pay a second interpreter's start and imports (torch,
-MTEB) per command, and it needs no ``sts-extras`` executable on ``PATH``.
+A command is run as the library call it stands for: its options are read into the inputs and
+the :class:`~sts_extras.leaderboard.LeaderboardSettings` of
+:func:`~sts_extras.leaderboard.run_leaderboard` (:func:`leaderboard_call`; the rows' commands use
+only the options it knows), and the call runs in this process. So ``reproduce`` does not go
+through the command line (it sits below it), it does not pay a second interpreter's start and
+imports (torch, MTEB) per command, and it needs no ``sts-extras`` executable on ``PATH``.
 """
 
 from __future__ import annotations
@@ -27,24 +29,42 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
-import re
 import shlex
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any
 
 from pydantic import ConfigDict
 
 from sts_extras.errors import UserInputError
 from sts_extras.io.records import Record, read_record
+from sts_extras.optional import MissingExtraError
 from sts_extras.reproduce.rows import ReproducedRow, computed_row
 
-__all__ = ["SOURCE_OPTION", "check_source_names", "fill_network_rows", "parse_sources"]
+__all__ = [
+    "SOURCE_OPTION",
+    "check_source_names",
+    "fill_network_rows",
+    "leaderboard_call",
+    "parse_sources",
+]
 
 SOURCE_OPTION = "--source"
-#: How the command line starts a user error's line (``dispatch._error``): dropped from a note.
-_ERROR_PREFIX = re.compile(r"^sts-extras [\w -]+: error: ")
+#: The options of ``sts-extras leaderboard`` that the rows' commands use, by what they set:
+#: repeatable inputs of :func:`~sts_extras.leaderboard.run_leaderboard` ...
+_LIST_OPTIONS = {"--model": "models", "--vectors": "vectors", "--task": "tasks"}
+#: ... flags of its settings (field, value when given) ...
+_FLAG_OPTIONS = {
+    "--sif": ("sif", True),
+    "--no-figures": ("figures", False),
+    "--no-progress": ("progress", False),
+}
+#: ... and valued settings (field, the type of each of its values, how many).
+_VALUE_OPTIONS: dict[str, tuple[str, type, int]] = {
+    "--output": ("output", str, 1),
+    "--bins": ("bins", int, 1),
+    "--score-range": ("score_range", float, 2),
+}
 
 
 class _LeaderboardResult(Record):
@@ -134,45 +154,74 @@ def _argv(
     return argv
 
 
-class _Tee(io.TextIOBase):
-    """Writes to a stream and keeps a copy (the failing command's last error line)."""
+def leaderboard_call(argv: Sequence[str]) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """The library call an ``sts-extras leaderboard`` command of a row stands for.
 
-    def __init__(self, stream: TextIO | None) -> None:
-        self.stream, self.copy = stream, io.StringIO()
+    Parameters
+    ----------
+    argv : sequence of str
+        The command's words after ``sts-extras``: ``leaderboard`` and its options.
 
-    def write(self, text: str) -> int:
-        if self.stream is not None:
-            self.stream.write(text)
-        return self.copy.write(text)
+    Returns
+    -------
+    inputs : dict
+        ``models``, ``vectors`` and ``tasks`` as given (each option repeatable, in order).
+    settings : dict
+        The :class:`~sts_extras.leaderboard.LeaderboardSettings` fields the options set.
 
-    def flush(self) -> None:
-        if self.stream is not None:
-            self.stream.flush()
+    Raises
+    ------
+    ValueError
+        Not a leaderboard command, or an option no row uses (a bug of the row, not user input).
+    """
+    if not argv or argv[0] != "leaderboard":
+        raise ValueError(f"not an `sts-extras leaderboard` command: {shlex.join(argv)}")
+    inputs: dict[str, list[str]] = {}
+    settings: dict[str, Any] = {}
+    words = list(argv[1:])
+    while words:
+        option = words.pop(0)
+        if option in _LIST_OPTIONS and words:
+            inputs.setdefault(_LIST_OPTIONS[option], []).append(words.pop(0))
+        elif option in _FLAG_OPTIONS:
+            field, value = _FLAG_OPTIONS[option]
+            settings[field] = value
+        elif option in _VALUE_OPTIONS and len(words) >= _VALUE_OPTIONS[option][2]:
+            field, kind, count = _VALUE_OPTIONS[option]
+            values = [kind(words.pop(0)) for _ in range(count)]
+            settings[field] = values[0] if count == 1 else tuple(values)
+        else:
+            raise ValueError(
+                f"{option!r} of `sts-extras {shlex.join(argv)}` is not an option the rows use"
+            )
+    return inputs, settings
 
 
 def _run(argv: list[str], *, progress: bool) -> str | None:
-    """Run ``sts-extras ARGV`` here; None if it succeeded, else why not (one line).
+    """Run the leaderboard ``sts-extras ARGV`` stands for, here; None if it ran, else why not
+    (one line). A model that failed on a task is not a failure of the run: its results say why.
 
-    Its report on stdout is dropped (the reproduce table is what stdout shows); its stderr goes
-    on to stderr when ``progress`` (the bars of a long run), and is kept for the error line.
+    Nothing goes to stdout (the reproduce table is what stdout shows); the run's stderr (the
+    bars of a long run, warnings) goes on to stderr only when ``progress``.
     """
-    from sts_extras.cli import dispatch
     from sts_extras.io.model_sources import one_line
+    from sts_extras.leaderboard import LeaderboardSettings, run_leaderboard
 
-    err = _Tee(sys.stderr if progress else None)
+    inputs, fields = leaderboard_call(argv)
+    quiet = contextlib.nullcontext() if progress else contextlib.redirect_stderr(io.StringIO())
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            status = dispatch.main(argv)
-    except SystemExit as stop:  # a usage error of the parser
-        status = stop.code if isinstance(stop.code, int) else 2
+        with contextlib.redirect_stdout(io.StringIO()), quiet:
+            run_leaderboard(
+                models=inputs.get("models"),
+                vectors=inputs.get("vectors"),
+                tasks=inputs.get("tasks"),
+                settings=LeaderboardSettings(**fields),
+            )
+    except (UserInputError, MissingExtraError) as error:  # a bad --source file, a missing extra
+        return one_line(error)
     except Exception as error:  # noqa: BLE001 - any failure of one run (the network, a file)
         return f"{type(error).__name__}: {one_line(error)}"
-    if status == 0:
-        return None
-    lines = [line.strip() for line in err.copy.getvalue().splitlines() if line.strip()]
-    if not lines:
-        return f"exit status {status}"
-    return one_line(Exception(_ERROR_PREFIX.sub("", lines[-1])))
+    return None
 
 
 def _read(folder: Path) -> _LeaderboardFile:

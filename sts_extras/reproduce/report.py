@@ -7,8 +7,8 @@ sources or the network, runs the commands of the rows that need them:
 is the terminal table ("paper value | ours | difference | tolerance | basis | status", then why a
 row may differ or the command that reproduces it; a Monte Carlo row shows the standard error of
 ours beside it), :func:`format_markdown` the same as Markdown tables,
-:func:`format_readme_section` the README's block "The table as it prints today" (those tables
-folded per paper, and the commands of the rows not computed), :func:`report_json` every field of
+:func:`format_readme_section` the generated end of ``docs/reproduce.md`` (the tables folded per
+paper, and the commands of the rows not computed), :func:`report_json` every field of
 every row plus the versions and the vectors used, and :func:`write_report` writes
 ``reproduce.md`` and ``reproduce.json`` into a folder, each file atomically. The basis column
 says what each computed row's match shows (:data:`~sts_extras.reproduce.rows.RowBasis`), and
@@ -365,16 +365,13 @@ def format_markdown(report: ReproductionReport) -> str:
 
 
 def format_readme_section(report: ReproductionReport) -> str:
-    """The README's "The table as it prints today" block, regenerated from ``report``.
+    """The generated end of ``docs/reproduce.md``, "The table as it prints today", from ``report``.
 
     The summary and the versions, each paper's Markdown table folded in a ``<details>`` element,
     then "The rows that need the network or unpublished data, and their commands": per paper,
-    each distinct command once with the number of rows it gives, in the order of the rows. The
-    README's block from its heading ``### The table as it prints today`` up to the next ``## ``
-    heading is exactly this text; regenerate it with::
-
-        python -c "from sts_extras.reproduce.report import format_readme_section, reproduce; \\
-        print(format_readme_section(reproduce()), end='')"
+    each distinct command once with the number of rows it gives, in the order of the rows.
+    ``docs/reproduce.md`` ends with exactly this text for ``reproduce()`` (a test holds it);
+    ``python tests/test_docs.py reproduce`` rewrites it.
 
     Returns
     -------

@@ -16,8 +16,10 @@
   every result's ``confidence_interval`` holds.
 
 Names and arguments follow one vocabulary (``docs/api-conventions.md``): predictions before
-references, ``method=`` for the test, ``correlation=`` for pearson/spearman, ``statistic`` always
-a number, ``pvalue``, ``confidence_interval.low/.high``, ``r1, r2, r12``, ``seed``.
+references, ``method=`` for the procedure that produces the result (the test or the interval
+method), ``correlation=`` for pearson/spearman, ``statistic`` always a number, ``pvalue``,
+``confidence_interval.low/.high``, ``r1, r2, r12``, and ``seed`` (default 0) for every random
+procedure.
 """
 
 from sts_extras.stats.bootstrap import *  # noqa: F403

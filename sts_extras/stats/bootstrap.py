@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sts_extras._deprecation import deprecated_property, renamed_keywords
 from sts_extras._validation import (
     as_paired_vectors,
     check_choice,
@@ -68,7 +67,6 @@ from sts_extras.stats.results import ConfidenceInterval
 __all__ = [
     "BOOTSTRAP_CORRELATIONS",
     "BOOTSTRAP_METHODS",
-    "BOOTSTRAP_STATISTICS",
     "BootstrapDifferenceResult",
     "bootstrap_correlation_difference",
     "check_resample_count",
@@ -76,8 +74,6 @@ __all__ = [
 
 #: The correlations a bootstrap compares (the values of ``correlation=``).
 BOOTSTRAP_CORRELATIONS = ("pearson", "spearman")
-#: Old name of :data:`BOOTSTRAP_CORRELATIONS` (sts-extras 0.2), kept until 0.4.
-BOOTSTRAP_STATISTICS = BOOTSTRAP_CORRELATIONS
 #: ``method=`` of the interval: ``"auto"`` (the calibrated choice) or one of
 #: :data:`~sts_extras.stats.intervals.DIFFERENCE_METHODS`.
 BOOTSTRAP_METHODS = ("auto", *DIFFERENCE_METHODS)
@@ -93,8 +89,7 @@ class BootstrapDifferenceResult:
     ----------
     statistic : float
         The estimate: the observed difference r1 - r2 (r1 = r(predictions1, references), r2
-        likewise); also available as ``delta``. (In sts-extras 0.2 ``statistic`` was the
-        correlation's name, now ``correlation``.)
+        likewise); also available as ``delta``.
     confidence_interval : ConfidenceInterval
         The interval ``(low, high)`` of r1 - r2 by ``method``.
     pvalue : float
@@ -146,13 +141,6 @@ class BootstrapDifferenceResult:
     def delta(self) -> float:
         """r1 - r2, the same number as ``statistic``."""
         return self.statistic
-
-    ci_low = deprecated_property(
-        "ci_low", "confidence_interval.low", lambda self: self.confidence_interval.low
-    )
-    ci_high = deprecated_property(
-        "ci_high", "confidence_interval.high", lambda self: self.confidence_interval.high
-    )
 
 
 def check_resample_count(n_resamples: object, n: int, name: str = "n_resamples") -> int:
@@ -211,8 +199,8 @@ def _bootstrap_iv(
         method = "BCa"
     method = check_choice(method, "method", BOOTSTRAP_METHODS)
     n_resamples = check_resample_count(n_resamples, ref.size)
-    # user -> bootstrap_correlation_difference -> wrapper of renamed_keywords -> _bootstrap_iv
-    warn_few_resamples(n_resamples, stacklevel=4)
+    # user -> bootstrap_correlation_difference -> _bootstrap_iv
+    warn_few_resamples(n_resamples, stacklevel=3)
     return _BootstrapInput(
         p1,
         p2,
@@ -252,7 +240,9 @@ def _drop_undefined(deltas: NDArray[np.float64], n_resamples: int, n: int) -> ND
         f"{dropped} of {n_resamples} bootstrap resamples had a constant variable (no "
         "correlation) and were dropped.",
         RuntimeWarning,
-        stacklevel=4,  # user -> wrapper -> bootstrap_correlation_difference -> here
+        # user -> bootstrap_correlation_difference or compare_dependent_correlations
+        # -> paired_difference -> here
+        stacklevel=4,
     )
     return deltas
 
@@ -286,7 +276,6 @@ def resolve_method(
     return chosen, level
 
 
-@renamed_keywords(statistic="correlation")
 def bootstrap_correlation_difference(
     predictions1: ArrayLike,
     predictions2: ArrayLike,
@@ -296,7 +285,7 @@ def bootstrap_correlation_difference(
     n_resamples: int = 10000,
     confidence_level: float = 0.95,
     method: str = "auto",
-    seed: int | np.random.Generator | None = None,
+    seed: int | np.random.Generator | None = 0,
     progress: bool = False,
 ) -> BootstrapDifferenceResult:
     r"""Paired bootstrap interval of r(predictions1, references) - r(predictions2, references).
@@ -323,8 +312,7 @@ def bootstrap_correlation_difference(
         Gold scores H.
     correlation : {"pearson", "spearman"}, default "pearson"
         Correlation coefficient. For Spearman the ranks are recomputed inside every resample
-        (an item drawn several times is a tie; ties get average ranks). The old keyword
-        ``statistic=`` still works until sts-extras 0.4, with a ``DeprecationWarning``.
+        (an item drawn several times is a tie; ties get average ranks).
     n_resamples : int, default 10000
         Number of bootstrap resamples (a ``UserWarning`` below 1000), at most
         :data:`~sts_extras.limits.MAX_RESAMPLES`, with ``n_resamples * n`` at most
@@ -333,8 +321,9 @@ def bootstrap_correlation_difference(
     method : {"auto", "wilcox2009", "jackknife-t", "percentile", "BCa"}, default "auto"
         The interval (:mod:`sts_extras.stats.intervals`); ``"auto"`` picks from the
         calibration table (:func:`~sts_extras.stats.calibration.choose_method`).
-    seed : None, int or numpy.random.Generator, default None
-        Same seed, same data -> same interval; a Generator is used (and advanced) as it is.
+    seed : None, int or numpy.random.Generator, default 0
+        Same seed, same data -> same interval; a Generator is used (and advanced) as it is,
+        ``None`` draws fresh entropy from the operating system.
     progress : bool, default False
         Show a progress bar over the resamples (stderr).
 
@@ -408,9 +397,9 @@ def bootstrap_correlation_difference(
         seed,
     )
     n = checked.references.size
-    # user -> wrapper of renamed_keywords -> bootstrap_correlation_difference -> resolve_method
+    # user -> bootstrap_correlation_difference -> resolve_method
     method, level = resolve_method(
-        checked.method, checked.correlation, n, checked.references, stacklevel=3
+        checked.method, checked.correlation, n, checked.references, stacklevel=2
     )
     found = paired_difference(
         checked.predictions1,

@@ -10,8 +10,7 @@ vocabulary of ``docs/api-conventions.md``:
 
 and a positive statistic means that system 1 correlates better with the references. (R's
 ``cocor`` (Diedenhofen & Musch, 2015) [1]_ writes them r_jk, r_jh and r_kh, with ``j`` the shared
-variable; the formulas in the docstrings keep that notation, and the old keyword names
-``r_jk``/``r_jh``/``r_kh`` still work until sts-extras 0.4, with a ``DeprecationWarning``.)
+variable; the formulas in the docstrings keep that notation.)
 
 Also here: Fisher's r-to-z test for two correlations from independent samples (one system on two
 datasets), a one-sample test of one correlation against a set of correlations (e.g. a system
@@ -31,7 +30,6 @@ References
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from dataclasses import dataclass
 
@@ -39,7 +37,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from sts_extras._deprecation import renamed_keywords
 from sts_extras._validation import (
     as_float_vector,
     as_paired_vectors,
@@ -69,7 +66,7 @@ from sts_extras.stats.calibration import (
     warn_if_uncalibrated,
 )
 from sts_extras.stats.multiple import holm_adjust
-from sts_extras.stats.results import ConfidenceInterval, levelled_interval
+from sts_extras.stats.results import ConfidenceInterval
 
 __all__ = [
     "ALTERNATIVES",
@@ -179,8 +176,7 @@ class DependentCorrelationResult:
         p-value for ``alternative``.
     confidence_interval : ConfidenceInterval
         Zou's (2007) interval ``(low, high)`` of ``r1 - r2`` at ``confidence_level``
-        (two-sided, whatever ``alternative`` is). Calling it, as the method of sts-extras 0.2,
-        still works until 0.4 with a ``DeprecationWarning``.
+        (two-sided, whatever ``alternative`` is).
     r1, r2, r12 : float
         r1 = r(references, predictions1), r2 = r(references, predictions2) and
         r12 = r(predictions1, predictions2) (cocor's r_jk, r_jh, r_kh).
@@ -315,7 +311,6 @@ def dependent_statistic(method: str, r1: float, r2: float, r12: float, n: int) -
     return difference / math.sqrt(variance)
 
 
-@renamed_keywords(r_jk="r1", r_jh="r2", r_kh="r12")
 def dependent_correlation_test(
     r1: float,
     r2: float,
@@ -332,11 +327,11 @@ def dependent_correlation_test(
     ----------
     r1 : float
         Correlation of the references with system 1 (cocor's r_jk: ``j`` the shared variable,
-        ``k`` system 1). The old keyword ``r_jk=`` still works until sts-extras 0.4.
+        ``k`` system 1).
     r2 : float
-        Correlation of the references with system 2 (cocor's r_jh; old keyword ``r_jh=``).
+        Correlation of the references with system 2 (cocor's r_jh).
     r12 : float
-        Correlation of the two systems with each other (cocor's r_kh; old keyword ``r_kh=``).
+        Correlation of the two systems with each other (cocor's r_kh).
     n : int
         Number of items the correlations were computed on (at least 4).
     method : str, default "steiger1980"
@@ -430,8 +425,8 @@ def dependent_correlation_test(
     return DependentCorrelationResult(
         statistic=float(statistic),
         pvalue=statistic_pvalue(statistic, alternative, df),
-        confidence_interval=levelled_interval(
-            functools.partial(zou_dependent_interval, r1, r2, r12, n), confidence_level
+        confidence_interval=ConfidenceInterval(
+            *zou_dependent_interval(r1, r2, r12, n, confidence_level)
         ),
         r1=r1,
         r2=r2,
@@ -685,8 +680,8 @@ def independent_correlation_test(
     return IndependentCorrelationResult(
         statistic=float(statistic),
         pvalue=statistic_pvalue(statistic, alternative),
-        confidence_interval=levelled_interval(
-            functools.partial(zou_independent_interval, r1, n1, r2, n2), confidence_level
+        confidence_interval=ConfidenceInterval(
+            *zou_independent_interval(r1, n1, r2, n2, confidence_level)
         ),
         r1=r1,
         n1=n1,
@@ -856,13 +851,13 @@ def correlation_vs_group_test(
     standard_error = math.sqrt(variance)
     statistic = (point - mean) / standard_error
     group_mean = math.tanh(mean) if transform == "fisher" else mean
-    interval = functools.partial(
-        group_difference_interval, r, group_mean, df, standard_error, transform
+    interval = group_difference_interval(
+        r, group_mean, df, standard_error, transform, confidence_level
     )
     return CorrelationGroupResult(
         statistic=float(statistic),
         pvalue=statistic_pvalue(statistic, alternative, df),
-        confidence_interval=levelled_interval(interval, confidence_level),
+        confidence_interval=ConfidenceInterval(*interval),
         df=df,
         r=r,
         group_mean=group_mean,

@@ -98,11 +98,31 @@ def _sorted_valid(deltas: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDA
     return np.sort(deltas, axis=1), np.count_nonzero(~np.isnan(deltas), axis=1)
 
 
+def row_quantiles(
+    sorted_rows: NDArray[np.float64], n_valid: NDArray[np.intp], levels: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Quantile ``levels[i]`` of the first ``n_valid[i]`` values of each sorted row.
+
+    Linear interpolation between order statistics, as ``numpy.quantile``'s default method; NaN
+    where a level is NaN or a row has no valid value.
+    """
+    rows = np.arange(sorted_rows.shape[0])
+    ok = (n_valid > 0) & np.isfinite(levels)
+    last = np.maximum(n_valid - 1, 0)
+    index = np.where(ok, levels, 0.0) * last
+    lower = np.minimum(np.floor(index).astype(np.intp), last)
+    upper = np.minimum(lower + 1, last)
+    t = index - lower
+    a, b = sorted_rows[rows, lower], sorted_rows[rows, upper]
+    difference = b - a
+    # numpy's lerp: interpolate from the nearer end, so t = 1 returns b exactly.
+    value = np.where(t >= 0.5, b - difference * (1.0 - t), a + difference * t)
+    return np.where(ok, value, np.nan)
+
+
 def _quantiles(
     ordered: NDArray[np.float64], n_valid: NDArray[np.intp], levels: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    from sts_extras.stats.resampling import row_quantiles
-
     return row_quantiles(ordered, n_valid, np.clip(levels, 0.0, 1.0))
 
 
@@ -210,7 +230,7 @@ def difference_intervals(
 def _level_of_zero(ordered: NDArray[np.float64], n_valid: NDArray[np.intp]) -> NDArray[np.float64]:
     """The quantile level q at which each sorted row's interpolated quantile function equals 0.
 
-    Inverts :func:`~sts_extras.stats.resampling.row_quantiles` (linear interpolation between
+    Inverts :func:`row_quantiles` (linear interpolation between
     order statistics): 0 below the smallest value, 1 above the largest, and on a run of values
     equal to 0 the middle of the run (ties counted half, as BCa's bias correction counts them).
     """

@@ -42,7 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sts_extras._deprecation import renamed_keywords, warn_renamed
+from sts_extras._validation import as_float_vector, as_real_array
+from sts_extras.errors import UserInputError
 
 __all__ = ["spearman_jackknife"]
 
@@ -182,27 +183,38 @@ def _plus(big: int, small: NDArray[np.int64]) -> NDArray[np.float64]:
     return (high + small.astype(np.float64)) + low
 
 
-def _predictions_first(
-    predictions: NDArray[np.float64], references: NDArray[np.float64]
+def _jackknife_iv(
+    predictions: object, references: object
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(predictions, references), accepting sts-extras 0.2's order (reference, predictions).
+    """The checked (m x n) systems and the n references of :func:`spearman_jackknife`.
 
-    The shapes tell the orders apart when the systems come as an (m x n) array: the references
-    are 1-D. With one system as a 1-D array both are 1-D, and Spearman's rho is symmetric, so
-    either order gives the same numbers and no warning is needed.
+    The arguments are taken in the documented order, never guessed from their shapes: a 2-D
+    ``references`` (the systems passed second) is an error that names it.
     """
-    if predictions.ndim == 1 and references.ndim == 2:
-        warn_renamed(
-            "spearman_jackknife(reference, predictions)",
-            "spearman_jackknife(predictions, references)",
-            where="spearman_jackknife()",
-            stacklevel=5,  # user -> wrapper -> spearman_jackknife -> here -> warn_renamed
+    reference = as_real_array(references, "references")
+    if reference.ndim != 1:
+        raise UserInputError(
+            "`references` (the second argument) must be one-dimensional, got an array of shape "
+            f"{reference.shape}; the order is spearman_jackknife(predictions, references)."
         )
-        return references, predictions
-    return predictions, references
+    reference = as_float_vector(reference, "references", min_size=3)
+    systems = as_real_array(predictions, "predictions").astype(np.float64, copy=False)
+    if systems.ndim not in (1, 2):
+        raise UserInputError(
+            "`predictions` must be one system's scores (n,) or several systems' (m x n), got an "
+            f"array of shape {systems.shape}."
+        )
+    systems = np.atleast_2d(systems)
+    if systems.shape[1] != reference.size:
+        raise UserInputError(
+            f"`predictions` has {systems.shape[1]} scores per system, `references` has "
+            f"{reference.size}; they must score the same items."
+        )
+    if not np.isfinite(systems).all():
+        raise UserInputError("`predictions` must be finite (no NaN or inf).")
+    return systems, reference
 
 
-@renamed_keywords(reference="references")
 def spearman_jackknife(predictions: ArrayLike, references: ArrayLike) -> NDArray[np.float64]:
     """(n x m) Spearman correlations of each system with ``references``, leaving out each item.
 
@@ -211,9 +223,7 @@ def spearman_jackknife(predictions: ArrayLike, references: ArrayLike) -> NDArray
     predictions : array_like
         (m x n) or (n,) scores of the systems.
     references : array_like
-        The n gold scores (n >= 3). sts-extras 0.2 named it ``reference`` and took it first:
-        the old keyword and, for several systems, the old order still work until 0.4 with a
-        ``DeprecationWarning`` (for one system the order does not matter: rho is symmetric).
+        The n gold scores (n >= 3), one-dimensional.
 
     Returns
     -------
@@ -221,6 +231,14 @@ def spearman_jackknife(predictions: ArrayLike, references: ArrayLike) -> NDArray
         Row i holds rho computed without item i (average ranks for ties); NaN where a
         variable is constant once i is left out. O(n log n) per system, exact sums (see the
         module docstring).
+
+    Raises
+    ------
+    ValueError
+        If ``references`` is not one-dimensional (e.g. the systems passed second), has fewer
+        than 3 values or holds NaN/inf, or ``predictions`` does not score the same n items.
+    TypeError
+        On non-numeric input.
 
     Examples
     --------
@@ -231,8 +249,7 @@ def spearman_jackknife(predictions: ArrayLike, references: ArrayLike) -> NDArray
     >>> spearman_jackknife(system, gold)[:, 0].round(4).tolist()
     [0.8333, 0.9487, 0.8, 0.6325, 0.5]
     """
-    predictions, reference = _predictions_first(np.asarray(predictions), np.asarray(references))
-    predictions = np.atleast_2d(predictions)
+    predictions, reference = _jackknife_iv(predictions, references)
     n = reference.size
     h = _tie_ranks(reference)
     ch = h.centred

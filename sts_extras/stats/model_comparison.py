@@ -35,7 +35,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from sts_extras._deprecation import deprecated_property, renamed_keywords, warn_renamed
 from sts_extras._validation import (
     as_paired_vectors,
     check_choice,
@@ -135,13 +134,6 @@ class PairComparison:
     confidence_level: float = math.nan
     error: str | None = None
 
-    ci_low = deprecated_property(
-        "ci_low", "confidence_interval.low", lambda self: self.confidence_interval.low
-    )
-    ci_high = deprecated_property(
-        "ci_high", "confidence_interval.high", lambda self: self.confidence_interval.high
-    )
-
 
 @dataclass(frozen=True)
 class ModelComparisonResult:
@@ -167,7 +159,7 @@ class ModelComparisonResult:
         Items, and resamples used for the ranks (resamples where a model has no correlation are
         dropped).
     correlation : str
-        ``"pearson"`` or ``"spearman"`` (``statistic`` in sts-extras 0.2).
+        ``"pearson"`` or ``"spearman"``.
     method : str
         The procedure of the pair decisions (``method="auto"`` says here which one it chose).
     alternative, adjust : str
@@ -203,10 +195,7 @@ class ModelComparisonResult:
 
     @property
     def statistic(self) -> NDArray[np.float64]:
-        """The estimates: each model's correlation with the references (the array ``r``).
-
-        In sts-extras 0.2 this was the name of the correlation, now ``correlation``.
-        """
+        """The estimates: each model's correlation with the references (the array ``r``)."""
         return self.r
 
     def pair(self, model1: str, model2: str) -> PairComparison:
@@ -244,13 +233,6 @@ class MeanRankResult:
     def statistic(self) -> NDArray[np.float64]:
         """The estimates: each model's mean rank (the array ``mean_rank``)."""
         return self.mean_rank
-
-    ci_low = deprecated_property(
-        "ci_low", "confidence_interval.low", lambda self: self.confidence_interval.low
-    )
-    ci_high = deprecated_property(
-        "ci_high", "confidence_interval.high", lambda self: self.confidence_interval.high
-    )
 
 
 #: Any array: ``_readonly`` hands back the dtype it was given.
@@ -305,23 +287,6 @@ class _ComparisonInput:
     confidence_level: float
 
 
-def _predictions_first(predictions: object, references: object) -> tuple[object, object]:
-    """(predictions, references), accepting sts-extras 0.2's order (references, predictions).
-
-    The types tell the orders apart: the predictions are a mapping of model name to scores, the
-    references an array of gold scores.
-    """
-    if not isinstance(predictions, Mapping) and isinstance(references, Mapping):
-        warn_renamed(
-            "compare_models(references, predictions)",
-            "compare_models(predictions, references)",
-            where="compare_models()",
-            stacklevel=5,  # user -> wrapper -> compare_models -> here -> warn_renamed
-        )
-        return references, predictions
-    return predictions, references
-
-
 def _compare_models_iv(
     predictions: object,
     references: object,
@@ -333,8 +298,9 @@ def _compare_models_iv(
 ) -> _ComparisonInput:
     if not isinstance(predictions, Mapping):
         raise UserInputTypeError(
-            "`predictions` must be a mapping from model name to scores, got "
-            f"{type(predictions).__name__}."
+            "`predictions` (the first argument) must be a mapping from model name to scores, "
+            f"got {type(predictions).__name__}; the order is compare_models(predictions, "
+            "references)."
         )
     if len(predictions) < 2:
         raise UserInputError(f"`predictions` needs at least 2 models, got {len(predictions)}.")
@@ -466,7 +432,7 @@ def _defined_resamples(
         f"{int((~defined).sum())} of {n_resamples} bootstrap resamples had a constant "
         "variable (no correlation) and were dropped.",
         RuntimeWarning,
-        stacklevel=4,  # user -> wrapper -> compare_models -> here
+        stacklevel=3,  # user -> compare_models -> here
     )
     return resampled[defined]
 
@@ -626,7 +592,6 @@ def check_comparison_size(
     return n_resamples
 
 
-@renamed_keywords(statistic="correlation")
 def compare_models(
     predictions: Mapping[str, ArrayLike],
     references: ArrayLike,
@@ -647,11 +612,9 @@ def compare_models(
     predictions : mapping of str to array_like of float
         Each model's scores for the task's n items (at least 2 models).
     references : array_like of float
-        Gold scores of the same items. (sts-extras 0.2 took ``(references, predictions)``; that
-        order still works until 0.4, with a ``DeprecationWarning``: the mapping is recognised.)
+        Gold scores of the same items.
     correlation : {"pearson", "spearman"}, default "pearson"
-        Correlation with the references (bootstrap, ranks and the dependent test). The old
-        keyword ``statistic=`` still works until sts-extras 0.4, with a ``DeprecationWarning``.
+        Correlation with the references (bootstrap, ranks and the dependent test).
     method : str, default "auto"
         The procedure of the pair decisions, one of :data:`COMPARISON_METHODS`: ``"auto"``
         (the method the calibration suite measured best at this n -- for several pairs with an
@@ -685,6 +648,9 @@ def compare_models(
 
     Raises
     ------
+    UserInputTypeError
+        If ``predictions`` is not a mapping (e.g. the arguments in the wrong order) or
+        ``references`` is one.
     UserInputError
         On fewer than 2 models, length mismatch, NaN/inf, fewer than 4 items, constant scores or
         an unknown option.
@@ -724,21 +690,20 @@ def compare_models(
     >>> round(pair.delta, 3), round(low, 3), round(high, 3), pair.significant
     (0.01, -0.048, 0.068, False)
     """
-    scores, gold = _predictions_first(predictions, references)
     checked = _compare_models_iv(
-        scores, gold, correlation, method, alternative, adjust, confidence_level
+        predictions, references, correlation, method, alternative, adjust, confidence_level
     )
     n, names = checked.references.size, checked.names
     n_resamples = check_comparison_size(n_resamples, n, len(names))
-    # user -> wrapper of renamed_keywords -> compare_models -> warn_few_resamples
-    warn_few_resamples(n_resamples, stacklevel=3)
+    # user -> compare_models -> warn_few_resamples
+    warn_few_resamples(n_resamples, stacklevel=2)
     rng = check_seed(seed)
 
-    # user -> wrapper of renamed_keywords -> compare_models -> resolve_method
+    # user -> compare_models -> resolve_method or warn_if_uncalibrated
     if checked.method in DEPENDENT_METHODS:
         method = checked.method
         level = measured_for_data(method, checked.correlation, checked.references)
-        warn_if_uncalibrated(level, method, n, stacklevel=3)
+        warn_if_uncalibrated(level, method, n, stacklevel=2)
     else:
         if checked.alternative != "two-sided":
             raise UserInputError(
@@ -752,7 +717,7 @@ def compare_models(
             checked.correlation,
             n,
             checked.references,
-            stacklevel=3,
+            stacklevel=2,
             family=pairs > 1 and checked.adjust != "none",
         )
     boot = _bootstrap_models(checked, n_resamples, rng, progress=progress)

@@ -49,6 +49,9 @@ class WeightedRankCorrelationResult:
 
     Attributes
     ----------
+    statistic : float
+        The estimate: ``rho_w``, the same number (the weighted counterpart of Spearman's ρ,
+        the correlation MTEB's STS tasks report); ``tau_w`` is the second estimate.
     rho_w : float
         Top-rank-weighted Spearman ρ (eq. 8 of Lombardo et al. 2020), in [-1, 1].
     tau_w : float
@@ -71,6 +74,11 @@ class WeightedRankCorrelationResult:
     kendall: float
     n0: float
     n: int
+
+    @property
+    def statistic(self) -> float:
+        """The estimate: ``rho_w``, the top-rank-weighted Spearman ρ (the same number)."""
+        return self.rho_w
 
 
 # --------------------------------------------------------------------------------------------
@@ -616,7 +624,8 @@ def weighted_rank_correlation(
     Returns
     -------
     WeightedRankCorrelationResult
-        ``rho_w``, ``tau_w``, and plain ``spearman`` and ``kendall`` (τ-b) as Python floats.
+        ``rho_w`` (also ``statistic``), ``tau_w``, and plain ``spearman`` and ``kendall`` (τ-b)
+        as Python floats.
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Paired bootstrap machinery: resampling by counts, correlations of many systems, BCa arithmetic.
+"""Paired bootstrap machinery: resampling by counts, correlations of many systems, jackknives.
 
 A resample of the n items is a vector of counts ``w`` (how often each item was drawn), and
 
@@ -12,16 +12,10 @@ A resample of the n items is a vector of counts ``w`` (how often each item was d
 
 Both give exactly the numbers one gets by materialising the resample. Counts are drawn as
 ``scipy.stats.bootstrap`` draws its resamples (``rng.integers(0, n, (B, n))``), in chunks that
-bound memory; the random stream does not depend on the chunk size. The BCa arithmetic (Efron
-1987; Efron & Tibshirani 1993, eqs. 14.9-14.15) is vectorised over many comparisons, so one pass
-serves one pair of systems (:func:`~sts_extras.stats.bootstrap.bootstrap_correlation_difference`)
-or all pairs of many systems (:func:`~sts_extras.stats.model_comparison.compare_models`).
-
-References
-----------
-.. [1] Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
-.. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall,
-       ch. 14.3 (BCa) and eq. 14.15 (acceleration from the jackknife).
+bound memory; the random stream does not depend on the chunk size. One pass serves one pair of
+systems (:func:`~sts_extras.stats.bootstrap.bootstrap_correlation_difference`) or all pairs of
+many systems (:func:`~sts_extras.stats.model_comparison.compare_models`); the intervals made from
+these resamples are :mod:`~sts_extras.stats.intervals`'s.
 """
 
 from __future__ import annotations
@@ -32,7 +26,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from sts_extras._validation import unit_scaled
 from sts_extras.stats.jackknife import spearman_jackknife
@@ -40,15 +33,12 @@ from sts_extras.stats.jackknife import spearman_jackknife
 __all__ = [
     "CHUNK_ELEMENTS",
     "CORRELATION_ENGINES",
-    "BootstrapIntervals",
     "PearsonCorrelations",
     "PearsonDelta",
     "SpearmanCorrelations",
     "SpearmanDelta",
-    "bootstrap_intervals",
     "draw_counts",
     "resample_counts",
-    "row_quantiles",
 ]
 
 # Upper bound on the number of float64 elements of one (chunk x n) working array (512 KiB): small
@@ -77,7 +67,8 @@ def draw_counts(
     dtype = np.int32 if rows * n < 2**31 else np.int64
     indices: NDArray[np.signedinteger[Any]] = rng.integers(0, n, size=(rows, n), dtype=dtype)
     if rows > 1:
-        indices += np.arange(0, rows * n, n, dtype=dtype)[:, None]
+        offsets: NDArray[np.signedinteger[Any]] = np.arange(0, rows * n, n, dtype=dtype)
+        indices += offsets[:, None]
     if out is None:
         counts = np.zeros((rows, n))
     else:
@@ -406,109 +397,3 @@ class SpearmanDelta(PearsonDelta):
     """:class:`PearsonDelta` for Spearman's rho (ranks recomputed inside every resample)."""
 
     engine_class = SpearmanCorrelations
-
-
-# --------------------------------------------------------------------------------------------
-# BCa / percentile intervals, vectorised over comparisons
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BootstrapIntervals:
-    """Intervals of P comparisons (arrays of length P).
-
-    Attributes
-    ----------
-    low, high : numpy.ndarray
-        End points; NaN where BCa is undefined (infinite bias correction) or no resample is left.
-    bias_correction : numpy.ndarray
-        z0 = Phi^-1(share of bootstrap values below the observed one, ties counted half).
-    acceleration : numpy.ndarray or None
-        BCa's acceleration; ``None`` for percentile intervals.
-    n_used : numpy.ndarray
-        Resamples with a defined value (NaN ones are dropped).
-    """
-
-    low: NDArray[np.float64]
-    high: NDArray[np.float64]
-    bias_correction: NDArray[np.float64]
-    acceleration: NDArray[np.float64] | None
-    n_used: NDArray[np.intp]
-
-
-def row_quantiles(
-    sorted_rows: NDArray[np.float64], n_valid: NDArray[np.intp], levels: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Quantile ``levels[i]`` of the first ``n_valid[i]`` values of each sorted row.
-
-    Linear interpolation between order statistics, as ``numpy.quantile``'s default method; NaN
-    where a level is NaN or a row has no valid value.
-    """
-    rows = np.arange(sorted_rows.shape[0])
-    ok = (n_valid > 0) & np.isfinite(levels)
-    last = np.maximum(n_valid - 1, 0)
-    index = np.where(ok, levels, 0.0) * last
-    lower = np.minimum(np.floor(index).astype(np.intp), last)
-    upper = np.minimum(lower + 1, last)
-    t = index - lower
-    a, b = sorted_rows[rows, lower], sorted_rows[rows, upper]
-    difference = b - a
-    # numpy's lerp: interpolate from the nearer end, so t = 1 returns b exactly.
-    value = np.where(t >= 0.5, b - difference * (1.0 - t), a + difference * t)
-    return np.where(ok, value, np.nan)
-
-
-def bootstrap_intervals(
-    distributions: NDArray[np.float64],
-    observed: NDArray[np.float64],
-    *,
-    confidence_level: float,
-    jackknife: NDArray[np.float64] | None = None,
-) -> BootstrapIntervals:
-    r"""BCa (with ``jackknife``) or percentile intervals of P statistics from their resamples.
-
-    Parameters
-    ----------
-    distributions : numpy.ndarray
-        (P x B) bootstrap values, one row per statistic; NaN marks a resample without a value.
-    observed : numpy.ndarray
-        (P,) observed values.
-    confidence_level : float
-    jackknife : numpy.ndarray, optional
-        (P x n) leave-one-out values; given, the interval is BCa, else percentile.
-
-    Notes
-    -----
-    :math:`\hat z_0 = \Phi^{-1}\big((\#\{\theta^*_b < \hat\theta\} + \tfrac12\#\{\theta^*_b =
-    \hat\theta\}) / B\big)`, :math:`\hat a = \sum_i U_i^3 / (6 (\sum_i U_i^2)^{3/2})` with
-    :math:`U_i = \bar\theta_{(\cdot)} - \theta_{(i)}`, and the end points are the quantiles
-    :math:`\Phi(\hat z_0 + (\hat z_0 + z_{\alpha})/(1 - \hat a(\hat z_0 + z_{\alpha})))` of the
-    bootstrap values (Efron & Tibshirani 1993, eqs. 14.9-14.15).
-    """
-    n_used = np.count_nonzero(~np.isnan(distributions), axis=1)
-    target = observed[:, None]
-    below = np.count_nonzero(distributions < target, axis=1) + np.count_nonzero(
-        distributions <= target, axis=1
-    )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        bias_correction = special.ndtri(below / (2.0 * n_used))
-    alpha = (1.0 - confidence_level) / 2.0
-    acceleration = None
-    if jackknife is None:
-        levels = [np.full(observed.shape, alpha), np.full(observed.shape, 1.0 - alpha)]
-    else:
-        u = jackknife.mean(axis=1, keepdims=True) - jackknife
-        denominator = np.sum(u * u, axis=1) ** 1.5
-        numerator = np.sum(u**3, axis=1)
-        # Zero spread (e.g. identical systems: every jackknife value is the same) gives a = 0.
-        acceleration = np.divide(
-            numerator, 6.0 * denominator, out=np.zeros_like(numerator), where=denominator != 0.0
-        )
-        z_alpha = special.ndtri(alpha)
-        levels = []
-        for z in (z_alpha, -z_alpha):
-            shifted = bias_correction + z
-            with np.errstate(invalid="ignore"):
-                adjusted = bias_correction + shifted / (1.0 - acceleration * shifted)
-            levels.append(np.where(np.isfinite(bias_correction), special.ndtr(adjusted), np.nan))
-    ordered = np.sort(distributions, axis=1)  # NaN sorts last
-    low, high = (row_quantiles(ordered, n_used, level) for level in levels)
-    return BootstrapIntervals(low, high, bias_correction, acceleration, n_used)

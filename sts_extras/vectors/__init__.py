@@ -47,12 +47,7 @@ Examples
 from __future__ import annotations
 
 from sts_extras.vectors.distill import default_cache_dir
-from sts_extras.vectors.packaged import (
-    PACKAGED_VECTORS,
-    PackagedVectors,
-    VectorSetInfo,
-    load_packaged_vectors,
-)
+from sts_extras.vectors.packaged import PACKAGED_VECTORS, PackagedVectors, VectorSetInfo
 from sts_extras.vectors.sif import SIFWeights
 from sts_extras.vectors.tokenization import (
     DEFAULT_TOKEN_PATTERN,
@@ -60,7 +55,7 @@ from sts_extras.vectors.tokenization import (
     TokenizedSentences,
     Vocabulary,
 )
-from sts_extras.vectors.word_vectors import OOVWarning, WordVectors
+from sts_extras.vectors.word_vectors import OOVWarning, WordVectors, load_packaged_vectors
 
 __all__ = [
     "DEFAULT_TOKEN_PATTERN",

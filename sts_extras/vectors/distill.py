@@ -29,7 +29,6 @@ when its step runs, is relabelled the same way.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import json
 import os
@@ -40,6 +39,7 @@ from typing import Any
 
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
+from sts_extras.io.content import content_hash
 from sts_extras.io.locations import default_cache_dir
 from sts_extras.io.model_sources import ModelSource, snapshot_dir, source_identity
 from sts_extras.progress import library_bars_shown, progress_bar
@@ -121,9 +121,9 @@ def distillation_key(identity: str, pca_dims: int | None) -> dict[str, str | int
 
 
 def distillation_name(key: Mapping[str, object]) -> str:
-    """The cache folder of a distillation: ``model2vec-<32 hex digits of its key's SHA-256>``."""
-    text = json.dumps(key, sort_keys=True)
-    return f"model2vec-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:32]}"
+    """The cache folder of a distillation: ``model2vec-<its key's content hash, 32 hex digits>``
+    (:data:`~sts_extras.io.content.CONTENT_HASH`)."""
+    return f"model2vec-{content_hash(json.dumps(key, sort_keys=True))}"
 
 
 #: Seconds over which :func:`free_cpus` watches what the other processes use.
@@ -322,9 +322,10 @@ def distilled_model_dir(
     """The cached model2vec directory distilled from ``model``, distilling it on first use.
 
     The folder is ``<cache_dir>/model2vec-<key>`` (``cache_dir`` defaults to ``<cache>/vectors``,
-    see :func:`default_cache_dir`), where the key is a SHA-256 of :func:`distillation_key`: the
-    full content of the model's files (never their path: every virtual environment that installs
-    the same model shares one distillation), ``pca_dims`` and the code that ran. A changed
+    see :func:`default_cache_dir`), where the key is the content hash of
+    :func:`distillation_key`: the full content of the model's files (never their path: every
+    virtual environment that installs the same model shares one distillation), ``pca_dims`` and
+    the code that ran. A changed
     byte of the model makes a new key, so a stale copy is never read. A folder that does not
     match its manifest (which holds the whole key) is discarded (one
     :class:`~sts_extras.integrity.CacheDiscardedWarning`) and distilled again.

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,16 +42,13 @@ from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.io.arrays import read_npy_matrix, read_parquet_strings
 from sts_extras.optional import requires_extra
 
-if TYPE_CHECKING:
-    from sts_extras.vectors.word_vectors import WordVectors
-
 __all__ = [
     "GLOVE_6B_50D",
     "PACKAGED_VECTORS",
     "PackagedVectors",
     "VectorSetInfo",
-    "load_packaged_vectors",
     "packaged_vectors_folder",
+    "read_packaged_vectors",
     "read_vector_folder",
 ]
 
@@ -299,14 +296,13 @@ def _check_words(words: list[str], path: str, what: str) -> None:
             seen[word] = row
 
 
-def load_packaged_vectors(
-    name: str,
-    *,
-    folder: str | os.PathLike[str] | None = None,
-    display_name: str | None = None,
-    **options: Any,  # WordVectors' keyword options, passed on
-) -> WordVectors:
-    """The named source ``name`` as :class:`~sts_extras.vectors.WordVectors`.
+def read_packaged_vectors(
+    name: str, *, folder: str | os.PathLike[str] | None = None
+) -> tuple[list[str], NDArray[np.floating], VectorSetInfo, str]:
+    """The words, the matrix, the description and a source line of the named source ``name``.
+
+    What :func:`sts_extras.vectors.word_vectors.load_packaged_vectors` makes its
+    :class:`~sts_extras.vectors.WordVectors` from.
 
     Parameters
     ----------
@@ -315,34 +311,20 @@ def load_packaged_vectors(
     folder : path, optional
         Read the files from this folder instead of the installed package's ``ROOT`` (a copy of
         the files; the checks are the same).
-    display_name : str, optional
-        The vectors' name in reports; default ``name``.
-    **options
-        Tokenisation options of :class:`~sts_extras.vectors.WordVectors`. The default fits
-        GloVe 6B, whose words are lower-cased: regex word tokens, looked up as written, then
-        lower-cased, then by their hyphen/apostrophe parts.
 
-    Notes
-    -----
-    The vectors' identity (the cache key of every score made with them) is the content hash of
-    every row and word (:attr:`WordVectors.table_identity
-    <sts_extras.vectors.WordVectors.table_identity>`): neither the package's version nor the
-    folder's path enter it.
+    Returns
+    -------
+    words : list of str
+    matrix : numpy.ndarray
+        One row per word, checked as :func:`read_vector_folder` checks it.
+    info : VectorSetInfo
+    source : str
+        The package (and its installed version), the vectors' title and licence, and the folder.
     """
-    from sts_extras.vectors.word_vectors import WordVectors
-
     packaged = _packaged(name)
     root = Path(folder) if folder is not None else packaged_vectors_folder(name)
     words, matrix = read_vector_folder(root, packaged)
     info = packaged.info
     version = _installed_version(info.distribution) if folder is None else None
     package = info.distribution + (f" {version}" if version else "")
-    vectors = WordVectors(
-        words,
-        matrix,
-        name=display_name or info.name,
-        source=f"{package} ({info.title}; {info.license}) at {root}",
-        **options,
-    )
-    vectors.provenance = info
-    return vectors
+    return words, matrix, info, f"{package} ({info.title}; {info.license}) at {root}"

@@ -6,7 +6,6 @@ file or mapping.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -17,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.io.content import CONTENT_HASH, content_hash
 from sts_extras.io.numbers import parse_number
 from sts_extras.io.text import read_text
 from sts_extras.optional import requires_extra
@@ -80,11 +80,12 @@ class SIFWeights:
 
     @property
     def identity(self) -> str:
-        """What decides the weights, without any path: ``a`` and either the SHA-256 of the
-        frequencies (from ``counts``) or ``wordfreq``'s language and version."""
+        """What decides the weights, without any path: ``a`` and either the content hash
+        (:data:`~sts_extras.io.content.CONTENT_HASH`) of the frequencies (from ``counts``) or
+        ``wordfreq``'s language and version."""
         if self._frequencies is not None:
             table = json.dumps(sorted(self._frequencies.items()), ensure_ascii=False)
-            source = "sha256:" + hashlib.sha256(table.encode("utf-8", "surrogatepass")).hexdigest()
+            source = f"{CONTENT_HASH}:{content_hash(table)}"
         else:
             source = f"wordfreq:{self.lang}:{_wordfreq_version()}"
         return json.dumps({"a": float(self.a), "frequencies": source}, sort_keys=True)

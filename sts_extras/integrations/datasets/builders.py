@@ -8,7 +8,6 @@ from __future__ import annotations
 
 __all__ = ["BUILDERS", "DSCS", "STSS131"]
 
-import hashlib
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -22,6 +21,7 @@ from sts_extras.benchmark_tables import (
     read_rows,
 )
 from sts_extras.integrity import discard
+from sts_extras.io.content import content_hash
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -52,7 +52,7 @@ def _builders() -> dict[str, type[datasets.GeneratorBasedBuilder]]:
             # `datasets` names a builder after its module, which both builders share: name it
             # explicitly, and hash the data so an edited table never reuses a stale cache.
             kwargs.setdefault("dataset_name", self.SPEC.name)
-            kwargs.setdefault("hash", hashlib.sha256(_data_bytes(self.SPEC)).hexdigest()[:16])
+            kwargs.setdefault("hash", content_hash(_data_bytes(self.SPEC), digits=16))
             try:
                 super().__init__(*args, **kwargs)
             except _READ_ERRORS as error:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sts_extras._version import __version__
 from sts_extras.benchmark_tables import (
     _COLUMN_TYPES,
     DATASETS,
@@ -129,8 +130,10 @@ def _card(spec: DatasetSpec) -> str:
 from datasets import load_dataset
 {usage}
 ```
-Installed package (`pip install sts-extras`), offline, from any directory: this folder ships inside
-the package, at `sts_extras.dataset_path("{spec.name}")`:
+With sts-extras installed, this folder ships inside the package, at
+`sts_extras.dataset_path("{spec.name}")`, and loads offline from any directory. sts-extras is not on
+PyPI yet: install it from a checkout (`pip install .`) or a built wheel
+(`pip install sts_extras-{__version__}-py3-none-any.whl`).
 ```python
 import datasets, sts_extras
 datasets.load_dataset(sts_extras.dataset_path("{spec.name}"), split="test")

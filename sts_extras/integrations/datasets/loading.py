@@ -32,7 +32,6 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import cache
 from pathlib import Path
@@ -42,6 +41,7 @@ from sts_extras.benchmark_tables import get_spec, read_rows
 from sts_extras.errors import CacheError, UserInputTypeError
 from sts_extras.integrations.datasets.builders import _READ_ERRORS, _SPLITS, _builders, _first_line
 from sts_extras.integrity import discard
+from sts_extras.io.content import content_hash
 from sts_extras.io.locations import package_root
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,7 +111,8 @@ class DatasetCacheError(CacheError):
 
 
 def _table_digest(table: pyarrow.Table) -> str:
-    """BLAKE2b of a table in a canonical form: each column's name, Arrow type and values as JSON.
+    """The content hash (:data:`~sts_extras.io.content.CONTENT_HASH`) of a table in a canonical
+    form: each column's name, Arrow type and values as JSON.
 
     Independent of chunking, buffer layout and schema metadata; floats are written with
     ``repr``, which round-trips, so any changed value changes the digest.
@@ -120,7 +121,7 @@ def _table_digest(table: pyarrow.Table) -> str:
         [name, str(column.type), column.to_pylist()]
         for name, column in zip(table.column_names, table.columns)
     ]
-    return hashlib.blake2b(json.dumps(canonical).encode("utf-8"), digest_size=16).hexdigest()
+    return content_hash(json.dumps(canonical))
 
 
 def _rows_digest(name: str, config_name: str, features: datasets.Features) -> str:

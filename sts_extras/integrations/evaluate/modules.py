@@ -29,7 +29,14 @@ from sts_extras.stats.calibration import MeasuredLevel
 if TYPE_CHECKING:  # pragma: no cover
     import evaluate
 
-__all__ = ["METRICS", "RealScoreColumns", "load_metric", "measured_keys", "metric_path"]
+__all__ = [
+    "METRICS",
+    "RealScoreColumns",
+    "SeedFromLoad",
+    "load_metric",
+    "measured_keys",
+    "metric_path",
+]
 
 # module name -> evaluate module type (comparisons take predictions1/predictions2/references)
 METRICS: dict[str, str] = {
@@ -136,6 +143,26 @@ class RealScoreColumns:
         """Add the scores of one item; booleans, complex numbers and strings are refused."""
         check_real_columns(**columns)
         return super().add(**columns)  # type: ignore[misc]
+
+
+class SeedFromLoad:
+    """Mixin for our comparison modules: one seed default, that of the library (0).
+
+    ``compute(seed=None)`` uses the seed given to ``evaluate.load(..., seed=...)`` and, without
+    one, 0, the default of every random procedure of :mod:`sts_extras.stats` (evaluate itself
+    would draw a fresh seed at load time, so the same call could give another interval). A seed
+    given to ``compute`` wins. Put it before ``evaluate.Comparison`` in the bases.
+    """
+
+    def __init__(self, *args: Any, seed: int | None = None, **kwargs: Any) -> None:
+        self._seed_from_load = seed
+        super().__init__(*args, seed=seed, **kwargs)  # type: ignore[call-arg]
+
+    def compute_seed(self, seed: int | None) -> int:
+        """``seed`` if given, else the seed of ``evaluate.load``, else 0."""
+        if seed is not None:
+            return seed
+        return 0 if self._seed_from_load is None else self._seed_from_load
 
 
 def measured_keys(method: str, calibration: MeasuredLevel | None) -> dict[str, Any]:

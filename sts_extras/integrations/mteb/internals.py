@@ -128,7 +128,8 @@ class _MTEBRecord(Record):
     finite numbers; the fields not named here are MTEB's business and are ignored (MTEB adds
     fields between releases)."""
 
-    model_config = ConfigDict(extra="ignore")
+    # MTEB's own field is ``model_name``: pydantic < 2.10 reserves the ``model_`` prefix
+    model_config = ConfigDict(extra="ignore", protected_namespaces=())
 
 
 _Name = Field(min_length=1, max_length=1000, pattern=r"^[^\x00-\x1f\x7f]+$")
@@ -273,7 +274,7 @@ def cached_encoder(
     below it: STS tasks encode without a prompt type, so each is a leaf; a task with prompt
     types (MTEB keeps their caches below the plain one) is re-encoded, never misread.
 
-    ``identity`` (the model's full content identity, e.g. ``"sha256:<hex>"`` of its folder) is
+    ``identity`` (the model's full content identity, e.g. ``"xxh3-128:<hex>"`` of its folder) is
     kept in the manifest too: the revision in ``folder`` is a short label of it, and two models
     whose labels agree would find each other's folder discarded, never read.
 

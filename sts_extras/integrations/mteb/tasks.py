@@ -30,7 +30,6 @@ models that are not plain embedders (DynaMax) only the model-similarity scores a
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from importlib import resources
@@ -39,6 +38,7 @@ from typing import Any
 
 from sts_extras.benchmark_tables import DatasetSpec, get_spec
 from sts_extras.integrations.mteb.internals import register_task, registered_task
+from sts_extras.io.content import content_hash
 from sts_extras.optional import requires_extra
 
 with requires_extra("mteb"):
@@ -65,14 +65,15 @@ def _english_sts_fields() -> dict[str, Any]:  # TaskMetadata keywords, of severa
 
 
 def _revision(spec: DatasetSpec) -> str:
-    """The dataset revision MTEB records: 40 hex digits of the SHA-256 of the packaged table.
+    """The dataset revision MTEB records: the content hash of the packaged table (32 hex digits
+    of :data:`~sts_extras.io.content.CONTENT_HASH`).
 
     A content hash instead of a Git commit: the data ships inside the package, so an edited table
     gets a new revision automatically and never reuses results computed on the old one.
     """
     # one name per joinpath(): Traversable.joinpath takes a single one on Python 3.10
     data = resources.files("sts_extras").joinpath("data").joinpath(spec.data_file).read_bytes()
-    return hashlib.sha256(data).hexdigest()[:40]
+    return content_hash(data)
 
 
 def _metadata(
@@ -227,9 +228,10 @@ def from_csv(
     -------
     mteb.abstasks.sts.AbsTaskSTS
         A task object (not registered by name), with main score ``pearson`` and language
-        ``eng-Latn``. Its dataset revision is the first 40 hex digits of the SHA-256 of the
-        file's bytes, so MTEB's result cache and sts-extras' caches tell an edited file from
-        the old one. The file is read and checked now; later edits do not change the task.
+        ``eng-Latn``. Its dataset revision is the content hash (32 hex digits of
+        :data:`~sts_extras.io.content.CONTENT_HASH`) of the file's bytes, so MTEB's result cache
+        and sts-extras' caches tell an edited file from the old one. The file is read and checked
+        now; later edits do not change the task.
 
     Raises
     ------
@@ -255,7 +257,7 @@ def from_csv(
     task_name = path.stem if name is None else str(name).strip()
     if not task_name:
         raise UserInputError(f"--task {path}: the task name is blank; give a name.")
-    revision = hashlib.sha256(path.read_bytes()).hexdigest()[:40]
+    revision = content_hash(path.read_bytes())
     low, high = table.score_range
     metadata = TaskMetadata(
         name=task_name,

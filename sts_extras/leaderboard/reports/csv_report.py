@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sts_extras.integrity import atomic_write_text
-from sts_extras.leaderboard.reports.scoring import ComparisonStats, LeaderboardResult, TaskScores
 from sts_extras.leaderboard.reports.tables import result_record
+from sts_extras.leaderboard.scoring import ComparisonStats, LeaderboardResult, TaskScores
 
 __all__ = [
     "CSV_COLUMNS",
@@ -110,6 +110,7 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                     task=task.name, model=row.model, baseline=result.baseline
                 )
                 values = result_record(row)
+                low, high = comparison.confidence_interval or (None, None)
                 record = (
                     values["task"],
                     values["rank"],
@@ -128,8 +129,8 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                     values["tau_w"],
                     values["mteb_pearson"],
                     comparison.delta,
-                    comparison.ci_low,
-                    comparison.ci_high,
+                    low,
+                    high,
                     comparison.significant,
                     comparison.confidence_level,
                     comparison.method,

@@ -3,15 +3,15 @@
 Drawing the figures (and importing matplotlib) is the largest part of a re-run whose scores come
 from the caches. The figures are a function of the :class:`LeaderboardResult`, the formats asked
 for, the plotting code and matplotlib, so a key of the four is kept in ``<output>/.figures.json``
-with the formats and the name, size and BLAKE2b digest of every file written (each figure in
-every format). When the key is unchanged and every file still has its recorded bytes, the figures
-are kept (copied when the run writes to a new folder); a damaged or replaced file makes them all
-be drawn again. A result that cannot be pickled has no key and is always drawn.
+with the formats and the name, size and digest of every file written (each figure in every
+format); key and digests are :data:`~sts_extras.io.content.CONTENT_HASH` (XXH3-128). When the key
+is unchanged and every file still has its recorded bytes, the figures are kept (copied when the
+run writes to a new folder); a damaged or replaced file, or a record of before 0.4 (another hash),
+makes them all be drawn again. A result that cannot be pickled has no key and is always drawn.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import pickle
 import shutil
@@ -20,12 +20,13 @@ from importlib import metadata
 from pathlib import Path
 
 from sts_extras.errors import UserInputError
-from sts_extras.integrity import atomic_write_text, file_digest
+from sts_extras.integrity import atomic_write_text
+from sts_extras.io.content import content_hasher, file_digest
 from sts_extras.io.paths import check_file_name
 from sts_extras.io.records import Record, read_record
-from sts_extras.leaderboard.reports.figures import DEFAULT_FIGURE_FORMATS
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult
-from sts_extras.leaderboard.run.evaluation_store import code_stamp
+from sts_extras.leaderboard.scoring import LeaderboardResult
+from sts_extras.leaderboard.settings import DEFAULT_FIGURE_FORMATS
+from sts_extras.leaderboard.sources import code_stamp
 
 __all__ = ["STAMP_FILE", "figures_key", "write_figures_if_changed"]
 
@@ -37,12 +38,13 @@ def figures_key(
     result: LeaderboardResult, formats: Sequence[str] = DEFAULT_FIGURE_FORMATS
 ) -> str | None:
     """Names the figures of ``result`` in ``formats``: its content, the formats, the sts-extras
-    sources and matplotlib."""
+    sources and matplotlib: 32 hex digits of :data:`~sts_extras.io.content.CONTENT_HASH`."""
     try:
         content = pickle.dumps(result, protocol=5)
     except Exception:  # noqa: BLE001 -- not picklable: no key, the figures are drawn
         return None
-    digest = hashlib.blake2b(content, digest_size=16)
+    digest = content_hasher()
+    digest.update(content)
     digest.update(repr((tuple(formats), code_stamp(), metadata.version("matplotlib"))).encode())
     return digest.hexdigest()
 

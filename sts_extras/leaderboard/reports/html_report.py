@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.integrity import atomic_write_text
+from sts_extras.io.paths import file_name as slug
 from sts_extras.leaderboard.reports import markdown, tables
 from sts_extras.leaderboard.reports.figures import PNG_DPI, TWO_COLUMN
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult
-from sts_extras.leaderboard.run.evaluation import slug
+from sts_extras.leaderboard.scoring import LeaderboardResult
 
 __all__ = ["to_html", "write_html"]
 

@@ -15,7 +15,6 @@ non-finite numbers are written as ``null``. Written through a temporary file and
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Mapping
@@ -23,17 +22,71 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sts_extras.integrity import atomic_write_text
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult, TaskScores, pair_record
 from sts_extras.leaderboard.reports.tables import ScoreKeys, result_record, tied_gold_values
+from sts_extras.leaderboard.scoring import ComparisonStats, LeaderboardResult, TaskScores
 
 if TYPE_CHECKING:
-    from sts_extras.stats.model_comparison import ModelComparisonResult
+    from sts_extras.stats.model_comparison import ModelComparisonResult, PairComparison
 
 __all__ = [
+    "comparison_record",
+    "pair_record",
     "pairwise_records",
     "to_json_dict",
     "write_json",
 ]
+
+
+def comparison_record(item: ComparisonStats) -> dict[str, Any]:
+    """One comparison with the baseline as a flat record for ``leaderboard.json``: its fields in
+    order, its interval as ``ci_low``/``ci_high`` (the keys the leaderboard's readers rely
+    on)."""
+    low, high = item.confidence_interval or (None, None)
+    return {
+        "task": item.task,
+        "model": item.model,
+        "baseline": item.baseline,
+        "delta": item.delta,
+        "ci_low": low,
+        "ci_high": high,
+        "significant": item.significant,
+        "statistic": item.statistic,
+        "pvalue": item.pvalue,
+        "pvalue_adjusted": item.pvalue_adjusted,
+        "confidence_level": item.confidence_level,
+        "method": item.method,
+        "r12": item.r12,
+        "error": item.error,
+    }
+
+
+def pair_record(pair: PairComparison, method: str | None = None) -> dict[str, Any]:
+    """One pair of :attr:`LeaderboardResult.pairwise` as a flat record for ``leaderboard.json``.
+
+    The pair's fields in order, its interval as
+    ``ci_low``/``ci_high`` (what the leaderboard's readers rely on); then the interval's per-pair
+    ``confidence_level`` (the level that matches the adjustment, so that ``significant`` is
+    exactly "the interval excludes 0") and ``method``, the procedure of the comparison (the
+    ``method`` of its :class:`~sts_extras.stats.model_comparison.ModelComparisonResult`).
+    """
+    low, high = pair.confidence_interval
+    return {
+        "model1": pair.model1,
+        "model2": pair.model2,
+        "r1": pair.r1,
+        "r2": pair.r2,
+        "r12": pair.r12,
+        "delta": pair.delta,
+        "ci_low": low,
+        "ci_high": high,
+        "significant": pair.significant,
+        "statistic": pair.statistic,
+        "pvalue": pair.pvalue,
+        "pvalue_adjusted": pair.pvalue_adjusted,
+        "error": pair.error,
+        "confidence_level": pair.confidence_level,
+        "method": method,
+    }
 
 
 def _jsonable(value: Any) -> Any:  # any object, as its JSON value (non-finite floats: None)
@@ -99,7 +152,7 @@ def to_json_dict(
                 _with_score_key(result_record(row), keys.get(row.task, {}).get(row.model))
                 for row in result.stats
             ],
-            "comparisons": [dataclasses.asdict(item) for item in result.comparisons],
+            "comparisons": [comparison_record(item) for item in result.comparisons],
             "mean_rank": _mean_rank_record(result),
         }
     )
@@ -122,7 +175,7 @@ def pairwise_records(
     comparison: ModelComparisonResult, alpha: float | None = None
 ) -> list[dict[str, Any]]:
     """One record per pair of models: the pair's fields with its interval's level and the
-    method (:func:`~sts_extras.leaderboard.reports.scoring.pair_record`), P(model1 has the
+    method (:func:`pair_record`), P(model1 has the
     higher r) and ``adjusted_significant``: the pair's decision, the same as ``significant``
     (the key of before 0.3, kept); with ``alpha``, whether the adjusted p-value is below it
     instead."""

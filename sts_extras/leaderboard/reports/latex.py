@@ -12,11 +12,14 @@ need a Unicode engine such as ``lualatex``).
 
 Every table fits the line it is set in: a one-column ``article`` (345 pt), both columns of a
 two-column paper for the unit tables (``table*``) and one column (about 230-250 pt) for the
-mean-rank table. The layout does most of it (``\\footnotesize``, long model names broken after
-``/`` and ``-`` onto lines of at most :data:`NAME_WIDTH` characters, intervals and per-bin values
-on lines of their own); a table still wider than the line (many units, many bins) is shrunk to
-it by ``\\stsextrasfit`` (``graphicx``'s ``\\resizebox``; without ``graphicx`` it stays as it
-is, with a warning), which writes ``sts-extras: table shrunk ...`` to the log when it does.
+mean-rank table. The layout does it (``\\footnotesize``, long model names broken after ``/`` and
+``-`` onto lines of at most :data:`NAME_WIDTH` characters, intervals and per-bin values on lines
+of their own, the level's ``%`` in the header, the adjustment's name in the caption): the
+default run's tables fit a one-column ``article`` at their natural size, so a preamble with
+``booktabs`` alone sets them. A table still wider than the line (many units, many bins) is
+shrunk to it by ``\\stsextrasfit`` (``graphicx``'s ``\\resizebox``; without ``graphicx`` it
+stays as it is, with a warning), which writes ``sts-extras: table shrunk ...`` to the log when
+it does.
 """
 
 from __future__ import annotations
@@ -25,15 +28,15 @@ import re
 from pathlib import Path
 
 from sts_extras.integrity import atomic_write_text
+from sts_extras.io.paths import file_name as slug
 from sts_extras.leaderboard.reports import tables
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult
-from sts_extras.leaderboard.run.evaluation import slug
+from sts_extras.leaderboard.scoring import LeaderboardResult
 
 __all__ = ["NAME_WIDTH", "escape", "table_label", "to_latex", "write_latex"]
 
 #: Longest line of a model name in a table, in characters; longer names are broken after ``/``,
 #: ``-``, ``_`` or a space (or, as a last resort, anywhere).
-NAME_WIDTH = 16
+NAME_WIDTH = 14
 
 # LaTeX's special characters, and the symbols of the reports, in text mode
 _REPLACEMENTS = {
@@ -63,8 +66,9 @@ _REPLACEMENTS = {
     "α": r"$\alpha$",
 }
 _SPECIAL = re.compile("|".join(re.escape(key) for key in _REPLACEMENTS))
-#: Column alignment: rank, model, 6 statistics, rank interval, Δr interval, its level, p.
-_COLUMNS = "rlrrrlrrllrr"
+#: Column alignment: rank, model, 6 statistics, rank interval, Δr interval, its level, p; no
+#: padding outside the first and last column.
+_COLUMNS = "@{}rlrrrlrrllrr@{}"
 #: The column names in LaTeX (the Markdown's, in math where they are symbols).
 _HEADER = (
     r"\#",
@@ -148,7 +152,7 @@ def _lines_cell(lines: list[str]) -> str:
 #: (whose two ends get a line each, below).
 _STACKED = {5: (" / ", False), 8: (" [", True), 9: (" [", True)}
 #: Columns of a unit table: rank, model, 6 statistics, rank interval, Δr interval, its level, p.
-_COLUMN_COUNT = len(_COLUMNS)
+_COLUMN_COUNT = len(_COLUMNS.replace("@{}", ""))
 
 
 def _latex_cells(cells: list[str]) -> list[str]:
@@ -170,7 +174,12 @@ def _latex_cells(cells: list[str]) -> list[str]:
         if index == 9 and " [" in text:  # Δr, then the interval's ends on two lines
             delta, _, interval = text.partition(" [")
             low, _, high = interval.partition(", ")
+            mark = escape(" " + tables.MARK)
+            if high.endswith(mark):  # the mark next to Δr, not after the interval
+                delta, high = delta + mark, high.removesuffix(mark)
             text = _lines_cell([delta, f"[{low},", high] if high else [delta, "[" + interval])
+        elif index == 10:  # the level's % sign is in the header
+            text = text.removesuffix(escape("%"))
         elif index in _STACKED:
             separator, keep = _STACKED[index]
             text = _stack(text, escape(separator), keep)
@@ -228,8 +237,7 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
     low, high = unit.score_range
     header = [*_HEADER, *(escape(name) for name in tables.table_header(result)[8:])]
     header[-3] = header[-3].replace(r"$\Delta$r", r"$\Delta r$")
-    header[-2] = _stack(header[-2], " ", False)  # "CI level" on two lines
-    header[-1] = "$p$" + header[-1][1:]
+    header[-2] = _lines_cell(["CI", "level", escape("(%)")])  # the cells hold the number
     for index, separator in ((4, " "), (5, " ("), (8, " [")):
         header[index] = _stack(header[index], separator, separator != " ")
     # "Δr vs baseline [adj. CI]" on three lines, the widest header of the table (the caption
@@ -238,7 +246,9 @@ def _task_table(result: LeaderboardResult, task: str, label: str) -> list[str]:
     if result.settings.get("adjust", "holm") != "none":
         level = "adj. CI]"
     header[9] = _lines_cell([*delta.rsplit(" ", 1), "[" + level])
-    header[-1] = _stack(header[-1], " (", True)
+    # "p adj." on two lines: the caption names the adjustment ("Holm-Šidák" is wider than p)
+    adjusted = result.settings.get("adjust", "holm") != "none"
+    header[-1] = _lines_cell(["$p$", "adj."]) if adjusted else "$p$"
     lines = [
         r"\begin{table*}[t]",
         r"\centering",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sts_extras.integrations.mteb.internals import COSINE_SCORES_KEY, SIMILARITY_SCORES_KEY
 from sts_extras.integrity import MANIFEST_FILE, atomic_write_text
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult
+from sts_extras.io.content import CONTENT_HASH
 from sts_extras.leaderboard.reports.tables import (
     MARK,
     ScoreKeys,
@@ -29,6 +29,7 @@ from sts_extras.leaderboard.reports.tables import (
     table_header,
     table_rows,
 )
+from sts_extras.leaderboard.scoring import LeaderboardResult
 
 __all__ = [
     "files_line",
@@ -86,10 +87,10 @@ def score_key_line(result: LeaderboardResult, score_keys: ScoreKeys | None) -> s
 def files_line(run_id: str) -> str:
     """The legend line naming the run and the manifest of its files."""
     return (
-        f"- **Files**: run `{run_id}` (the BLAKE2b digest of `leaderboard.json`). "
+        f"- **Files**: run `{run_id}` (the {CONTENT_HASH} digest of `leaderboard.json`). "
         f"`{MANIFEST_FILE}` lists every file of this run (these reports, the figures, "
-        "`mteb_results/`, `predictions/` and the cell records `cells/`) with its size and BLAKE2b "
-        "digest. A run writes its "
+        "`mteb_results/`, `predictions/` and the cell records `cells/`) with its size and "
+        f"{CONTENT_HASH} digest. A run writes its "
         "files to a staging folder and swaps them in at the end, so an interrupted run leaves "
         "the previous set."
     )

@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from sts_extras.leaderboard.reports.scoring import (
+from sts_extras.leaderboard.scoring import (
     ComparisonStats,
     LeaderboardResult,
     ModelTaskFailure,
@@ -271,11 +271,12 @@ def _comparison_cells(
 ) -> list[str]:
     if is_baseline:
         return ["baseline", "", ""]
-    if item is None or item.delta is None or item.ci_low is None or item.ci_high is None:
+    if item is None or item.delta is None or item.confidence_interval is None:
         reason = item.error if item is not None and item.error else "no comparison"
         return [f"— ({escape(reason)})", "—", "—"]
     mark = f" {MARK}" if item.significant else ""
-    interval = f"{_signed(item.delta)} [{_signed(item.ci_low)}, {_signed(item.ci_high)}]{mark}"
+    low, high = item.confidence_interval
+    interval = f"{_signed(item.delta)} [{_signed(low)}, {_signed(high)}]{mark}"
     return [interval, level_text(item.confidence_level), _p(item.pvalue_adjusted)]
 
 

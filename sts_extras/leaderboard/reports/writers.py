@@ -10,43 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sts_extras.errors import UserInputError
-from sts_extras.integrity import file_digest, write_manifest
+from sts_extras.integrity import write_manifest
+from sts_extras.io.content import file_digest
 from sts_extras.leaderboard.reports import csv_report, json_report, markdown
-from sts_extras.leaderboard.reports.figures import DEFAULT_FIGURE_FORMATS, FIGURE_FORMATS
 from sts_extras.leaderboard.reports.html_report import write_html
 from sts_extras.leaderboard.reports.latex import write_latex
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult
+from sts_extras.leaderboard.scoring import LeaderboardResult
+from sts_extras.leaderboard.settings import DEFAULT_FIGURE_FORMATS
 
-__all__ = ["DEFAULT_FIGURE_FORMATS", "FIGURE_FORMATS", "check_figure_formats", "write_reports"]
-
-
-def check_figure_formats(
-    formats: str | Sequence[str] | None, argument: str = "`figure_formats`"
-) -> tuple[str, ...]:
-    """The figure formats asked for, checked: a comma-separated string or a sequence of names.
-
-    None gives :data:`DEFAULT_FIGURE_FORMATS`. Raises ``UserInputError`` naming ``argument`` for an
-    unknown or empty format list.
-    """
-    if formats is None:
-        return DEFAULT_FIGURE_FORMATS
-    items = formats.split(",") if isinstance(formats, str) else list(formats)
-    names = []
-    for item in items:
-        name = str(item).strip().lower().lstrip(".")
-        if name not in FIGURE_FORMATS:
-            raise UserInputError(
-                f"{argument}: unknown figure format {item!r}; expected a comma-separated list "
-                f"of {', '.join(FIGURE_FORMATS)}."
-            )
-        if name not in names:
-            names.append(name)
-    if not names:
-        raise UserInputError(
-            f"{argument}: no figure format given; expected some of {', '.join(FIGURE_FORMATS)}."
-        )
-    return tuple(names)
+__all__ = ["write_reports"]
 
 
 def write_reports(
@@ -65,8 +37,8 @@ def write_reports(
 
     ``leaderboard.json``, ``.csv``, ``.md`` and ``.tex``, the figures in each of
     ``figure_formats`` (unless ``figures`` is False), then ``leaderboard.html``, which embeds
-    them. The run id is the BLAKE2b digest of ``leaderboard.json`` (identical runs, identical
-    id). ``run_settings`` (the record of the run's
+    them. The run id is the :data:`~sts_extras.io.content.CONTENT_HASH` (XXH3-128) digest of
+    ``leaderboard.json`` (identical runs, identical id). ``run_settings`` (the record of the run's
     :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`, as JSON) opens the
     ``"settings"`` of ``leaderboard.json``. ``reuse_figures_from`` is a folder whose figures are
     kept when they show the same thing.

@@ -25,7 +25,6 @@ so a shard loads as few models as possible); the blocks cover every cell exactly
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,9 +36,10 @@ import numpy as np
 
 from sts_extras.errors import UserInputError
 from sts_extras.integrity import MANIFEST_FILE, atomic_write_bytes, atomic_write_text, verify_listed
+from sts_extras.io.content import content_hasher
 from sts_extras.io.paths import UnsafePathError, confined_path
-from sts_extras.io.records import read_record
-from sts_extras.leaderboard.reports.scoring import TaskScores
+from sts_extras.io.records import Record, parse_record
+from sts_extras.io.text import read_json
 from sts_extras.leaderboard.run.evaluation import CellOutcome, Unit, slug
 from sts_extras.leaderboard.run.records import (
     FORMAT,
@@ -52,6 +52,7 @@ from sts_extras.leaderboard.run.records import (
     TaskIdentity,
     check_relative_name,
 )
+from sts_extras.leaderboard.scoring import TaskScores
 from sts_extras.leaderboard.settings import RUN_SETTINGS, RunSettings
 
 __all__ = [
@@ -87,6 +88,23 @@ _TASKS_DIR = f"{CELLS_DIR}/tasks"
 
 class UnreadableCellsError(UserInputError):
     """An output directory's cells cannot be read or trusted (named in the message)."""
+
+
+_R = TypeVar("_R", bound=Record)
+
+
+def _read_record(schema: type[_R], path: Path, what: str) -> _R:
+    """The record of ``schema`` in ``path``; one of another :data:`FORMAT` is refused as written
+    by another version of sts-extras (its digests are of another hash: never compared)."""
+    data = read_json(path, what)
+    found = data.get("format") if isinstance(data, dict) else None
+    if type(found) is int and found != FORMAT:
+        raise UnreadableCellsError(
+            f"{str(path)!r} was written by another version of sts-extras (format {found}; this "
+            f"one reads format {FORMAT}, whose digests are XXH3-128); make that output again "
+            "with this version (run its shard again)."
+        )
+    return parse_record(schema, data, f"{what} {str(path)!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,7 +209,8 @@ def write_plan(folder: Path, plan: Plan, shards: Sequence[str] = ()) -> None:
 
 
 def _gold_digest(units: Iterable[Mapping[str, Any]]) -> str:  # task records read from JSON
-    digest = hashlib.blake2b(digest_size=16)
+    """:data:`~sts_extras.io.content.CONTENT_HASH` of each unit's label, gold scores and range."""
+    digest = content_hasher()
     for unit in units:
         digest.update(
             json.dumps([unit["label"], list(unit["gold"]), list(unit["score_range"])]).encode()
@@ -428,7 +447,7 @@ class OutputCells:
 def _read_task(root: Path, task: str) -> TaskRecord:
     name = _task_path(task)
     path = confined_path(root, name, f"{root}: the record of task {task}")
-    data = read_record(TaskFile, path, "a task record")
+    data = _read_record(TaskFile, path, "a task record")
     listed = [unit.model_dump() for unit in data.units]
     if data.task != task or data.gold != _gold_digest(listed):
         raise UnreadableCellsError(f"{root}: {name} does not hold the gold scores of {task}.")
@@ -451,7 +470,7 @@ def _read_cell(root: Path, plan: Plan, task: TaskRecord, model: str) -> CellReco
     path = confined_path(root, name, f"{root}: the record of {model} on {task.name}")
     if not path.exists():
         return None  # a cell of another shard
-    data = read_record(CellFile, path, "a cell record")
+    data = _read_record(CellFile, path, "a cell record")
     where = f"{root}: {name}"
     if (data.model, data.task) != (model, task.name):
         raise UnreadableCellsError(f"{where} records {data.model!r} on {data.task!r}.")
@@ -514,7 +533,7 @@ def read_cells(root: Path, *, verify: bool = True) -> OutputCells:
     names: list[str] = [PLAN_FILE]
     try:
         plan_path = confined_path(root, PLAN_FILE, f"{root}: the plan")
-        plan_record = read_record(PlanFile, plan_path, "the plan of a leaderboard output")
+        plan_record = _read_record(PlanFile, plan_path, "the plan of a leaderboard output")
         plan = Plan.from_record(plan_record)
         found = OutputCells(root, plan, plan_record.shards)
         for task in plan.tasks:

@@ -32,7 +32,6 @@ output can itself be collected again, and the report is written by the same code
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -40,9 +39,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.io.content import content_hash
 from sts_extras.io.paths import check_distinct_file_names, check_file_name, confined_path
 from sts_extras.io.records import parse_record
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult
 from sts_extras.leaderboard.run import resolve
 from sts_extras.leaderboard.run.cells import (
     PLAN_FILE,
@@ -59,7 +58,7 @@ from sts_extras.leaderboard.run.cells import (
     write_task_record,
 )
 from sts_extras.leaderboard.run.evaluation import CellOutcome, loaded_task_key, task_units
-from sts_extras.leaderboard.run.pipeline import report_from_cells
+from sts_extras.leaderboard.run.pipeline import checked_settings, report_from_cells
 from sts_extras.leaderboard.run.records import CellIdentity, PredictionMeta, TaskResultFile
 from sts_extras.leaderboard.run.report_set import (
     commit,
@@ -67,12 +66,12 @@ from sts_extras.leaderboard.run.report_set import (
     recover_output,
     staging_folder,
 )
+from sts_extras.leaderboard.scoring import LeaderboardResult
 from sts_extras.leaderboard.settings import (
     RUN_SETTINGS,
     LeaderboardSettings,
     RunSettings,
     option_name,
-    settings_from_keywords,
 )
 from sts_extras.optional import check_installed
 
@@ -82,21 +81,6 @@ if TYPE_CHECKING:  # pragma: no cover -- MTEB is imported on use
 __all__ = ["collect_leaderboard"]
 
 _SUFFIX = "_predictions.json"
-#: The keyword arguments collect_leaderboard took before ``settings=`` (deprecated); a
-#: statistics setting given as None was "not given".
-_OLD_KEYWORDS = (
-    "output",
-    "figures",
-    "figure_formats",
-    "progress",
-    "seed",
-    "n_resamples",
-    "bins",
-    "test",
-    "adjust",
-    "round_scores",
-)
-_UNSET_IF_NONE = ("seed", "n_resamples", "bins", "test", "adjust", "round_scores")
 #: Missing cells named in an error before "and N more".
 _NAMED = 6
 #: The model metadata MTEB keeps beside a model's results (shared by its cells).
@@ -109,7 +93,6 @@ def collect_leaderboard(
     settings: LeaderboardSettings | None = None,
     baseline: str | None = None,
     allow_missing: bool = False,
-    **deprecated: object,
 ) -> LeaderboardResult:
     """Build the leaderboard report of the cells found in ``directories``.
 
@@ -133,11 +116,6 @@ def collect_leaderboard(
     allow_missing : bool, default False
         Report cells of the plan (or, for plain folders, of models × tasks found) that no
         directory holds as failed ("not evaluated") instead of refusing.
-    **deprecated
-        ``output``, ``figures``, ``figure_formats``, ``progress``, ``seed``, ``n_resamples``,
-        ``bins``, ``test``, ``adjust``, ``round_scores`` as keyword arguments, as before 0.3
-        (a statistics setting given as None is not set): still taken, with a
-        ``DeprecationWarning``; use ``settings=LeaderboardSettings(...)``.
 
     Returns
     -------
@@ -154,16 +132,10 @@ def collect_leaderboard(
         ``allow_missing``); an unknown baseline; a setting that differs from the plan's; a file
         of the report set that cannot be written
         (:class:`~sts_extras.leaderboard.run.report_set.OutputWriteError`).
-    TypeError
-        A keyword that is neither an argument nor a deprecated setting.
+    UserInputTypeError
+        ``settings`` is not a :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`.
     """
-    settings = settings_from_keywords(
-        settings,
-        deprecated,
-        where="collect_leaderboard()",
-        allowed=_OLD_KEYWORDS,
-        unset_if_none=_UNSET_IF_NONE,
-    )
+    settings = checked_settings(settings, "collect_leaderboard()")
     output = settings.output
     check_installed("mteb", extra="mteb")
     if settings.figures:
@@ -333,10 +305,11 @@ def _same_models(sources: Sequence[OutputCells]) -> None:
 
 
 def _short(identity: str | None) -> str:
-    """An identity as a short digest: the error names that they differ, not their text."""
+    """An identity as a short label (12 hex digits of its content hash): the error names that
+    they differ, not their text."""
     if identity is None:
         return "none (a model object)"
-    return "model#" + hashlib.blake2b(identity.encode("utf-8"), digest_size=6).hexdigest()
+    return "model#" + content_hash(identity, digits=12)
 
 
 def _shown(value: object) -> str:

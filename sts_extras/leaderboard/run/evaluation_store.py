@@ -15,22 +15,24 @@ stored under other keys is discarded with one
 :class:`~sts_extras.integrity.CacheDiscardedWarning`, and the model is evaluated again.
 
 The keys name everything the files depend on, by content, never by a path or a modification
-time. The model key: the model's identity
+time; every hash in them is :data:`~sts_extras.io.content.CONTENT_HASH` (XXH3-128), and each key
+is 32 hex digits of it. The model key: the model's identity
 (:func:`sts_extras.leaderboard.run.resolve.model_identity`: a sentence-transformers folder by the
-SHA-256 of every byte of its files and
+content hash of every byte of its files and
 ``trust_remote_code``, a Hub model by its commit; a model of MTEB's registry by its name, the
 revision MTEB pins, and the loader and loader arguments MTEB builds it with; a static model by the
-SHA-256 of its whole vector table, words and tokenisation, its method and SIF weights), the encode
-options, the versions of sts-extras, MTEB and sentence-transformers, and a SHA-256 of the
-sts-extras source files that shape an evaluation (:data:`NOT_EVALUATION_CODE` lists those that do
-not), so an edited model never reads stale scores. The task key: the task's name, its data (every
-column of every evaluated split) and MTEB's version. Models passed as ready objects have no
-identity and are always evaluated.
+content hash of its whole vector table, words and tokenisation, its method and SIF weights), the
+encode options, the versions of sts-extras, MTEB and sentence-transformers, and the stamp of the
+sts-extras source files that shape an evaluation
+(:func:`~sts_extras.leaderboard.sources.code_stamp`; :data:`NOT_EVALUATION_CODE` lists those that
+do not), so an edited model never reads stale scores. The task key: the task's name, its data
+(every column of every evaluated split) and MTEB's version. A folder stored by an sts-extras of
+before 0.4 (keys of 20 hex digits, of another hash) is never looked up again: it costs only its
+disk space. Models passed as ready objects have no identity and are always evaluated.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,16 +43,15 @@ from pathlib import Path
 from typing import Any
 
 from sts_extras.integrity import atomic_directory, discard, verify_manifest, write_manifest
-from sts_extras.io.locations import package_root
+from sts_extras.io.content import content_hash, content_hasher
 from sts_extras.io.records import Record, parse_record
 from sts_extras.io.text import read_json
+from sts_extras.leaderboard.sources import code_stamp
 
 __all__ = [
     "NOT_EVALUATION_CODE",
     "EvaluationStore",
     "StoredTask",
-    "code_stamp",
-    "stamped_files",
     "model_key",
     "task_key",
 ]
@@ -60,7 +61,7 @@ _RECORD = "stored.json"
 
 
 def _digest(value: object) -> str:
-    return hashlib.blake2b(repr(value).encode(), digest_size=10).hexdigest()
+    return content_hash(repr(value))
 
 
 @cache  # importlib.metadata reads the installed files on every call; asked once per cell
@@ -77,6 +78,7 @@ NOT_EVALUATION_CODE = (
     "annotation/",
     "stats/",
     "leaderboard/reports/",
+    "leaderboard/scoring.py",
     "leaderboard/run/cells.py",
     "leaderboard/run/collect.py",
     "leaderboard/run/distributed.py",
@@ -88,36 +90,6 @@ NOT_EVALUATION_CODE = (
     "reproduce/",
     "progress.py",
 )
-
-
-@cache
-def code_stamp(skip: tuple[str, ...] = ()) -> str:
-    """Names the sts-extras source files by their relative path and full content (SHA-256).
-
-    Never by modification time: a fresh install of the same code keeps its stored evaluations,
-    and an edit that keeps the time (a checkout, a copy with ``cp -p``) still changes the stamp.
-    Reading the sources (about 1 MB) costs milliseconds, once per process.
-
-    Parameters
-    ----------
-    skip : tuple of str
-        Leave out the files whose path in the package starts with one of these.
-    """
-    package = package_root()
-    digest = hashlib.sha256()
-    for name in stamped_files(skip):
-        content = hashlib.sha256((package / name).read_bytes()).digest()
-        encoded = name.encode("utf-8", "surrogatepass")
-        digest.update(len(encoded).to_bytes(4, "big") + encoded + content)
-    return digest.hexdigest()[:20]
-
-
-def stamped_files(skip: tuple[str, ...] = ()) -> list[str]:
-    """The source files :func:`code_stamp` reads: every ``.py`` of the package (paths relative to
-    it, sorted) except those starting with one of ``skip``."""
-    package = package_root()
-    names = (file.relative_to(package).as_posix() for file in package.rglob("*.py"))
-    return sorted(name for name in names if not name.startswith(skip))
 
 
 def model_key(identity: str, display_name: str, encode_options: Mapping[str, object]) -> str:
@@ -137,7 +109,7 @@ def task_key(
     task_name: str, splits: Iterable[tuple[str, str, Mapping[str, Sequence[object]]]]
 ) -> str:
     """The store key of a task: its name, MTEB's version and each (subset, split, columns)."""
-    digest = hashlib.blake2b(digest_size=10)
+    digest = content_hasher()
     digest.update(repr((task_name, _version("mteb"))).encode())
     for subset, split, columns in splits:
         digest.update(json.dumps([subset, split, columns], sort_keys=True, default=str).encode())

@@ -4,7 +4,7 @@
 (checks every name before any work), :mod:`~sts_extras.leaderboard.run.distributed` (runs each model
 × task cell here or on a Dask cluster, :mod:`~sts_extras.leaderboard.run.evaluation`),
 :mod:`~sts_extras.leaderboard.run.cells` (the cells on disk, read back as scores),
-:mod:`~sts_extras.leaderboard.reports.scoring` (the statistics) and
+:mod:`~sts_extras.leaderboard.scoring` (the statistics) and
 :mod:`~sts_extras.leaderboard.reports.writers` (the reports). :func:`run_shard` evaluates one shard
 of the cells and writes no report; ``sts-extras leaderboard collect``
 (:mod:`~sts_extras.leaderboard.run.collect`) builds it later from the cells of every shard, by the
@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sts_extras.errors import UserInputError
+from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.integrity import write_manifest
 from sts_extras.io.paths import check_distinct_file_names, check_file_name
-from sts_extras.leaderboard.reports.scoring import LeaderboardResult, score_leaderboard
 from sts_extras.leaderboard.reports.writers import write_reports
 from sts_extras.leaderboard.run import resolve
 from sts_extras.leaderboard.run.cells import (
@@ -55,12 +54,12 @@ from sts_extras.leaderboard.run.report_set import (
     staging_folder,
 )
 from sts_extras.leaderboard.run.resolve import ModelEntry, ModelSpec, TaskSpec
+from sts_extras.leaderboard.scoring import LeaderboardResult, score_leaderboard
 from sts_extras.leaderboard.settings import (
     DEFAULT_OUTPUT,
     RUN_SETTINGS,
     LeaderboardSettings,
     option_name,
-    settings_from_keywords,
 )
 from sts_extras.optional import check_installed
 from sts_extras.progress import library_bars
@@ -72,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover -- MTEB is imported on use, never here
 __all__ = [
     "DEFAULT_OUTPUT",
     "ShardSummary",
+    "checked_settings",
     "report_from_cells",
     "run_leaderboard",
     "run_shard",
@@ -85,7 +85,6 @@ def run_leaderboard(
     tasks: Sequence[TaskSpec] | None = None,
     baseline: str | None = None,
     settings: LeaderboardSettings | None = None,
-    **deprecated: object,
 ) -> LeaderboardResult:
     """Run models × tasks through ``mteb.evaluate`` and write the leaderboard.
 
@@ -98,11 +97,12 @@ def run_leaderboard(
         packaged offline copy), or ready MTEB encoder objects. ``"NAME_OR_PATH=DISPLAY_NAME"``
         names a model in the reports (display names must be unique).
     vectors : sequence of str, optional
-        Word-vector files, model2vec directories, gensim-downloader names, or
-        ``"distilled[:MODEL]"`` (static vectors distilled from a sentence-transformers model,
-        default all-MiniLM-L6-v2). Each source adds avg-cos, MaxPool-Jaccard and DynaMax-Jaccard.
-        With neither ``models`` nor ``vectors``: all-MiniLM-L6-v2 plus the three static models
-        over vectors distilled from it.
+        Word-vector files, model2vec directories, named sources (``"glove-6b-50d"``),
+        gensim-downloader names, or ``"distilled[:MODEL]"`` (static vectors distilled from a
+        sentence-transformers model, default all-MiniLM-L6-v2). Each source adds avg-cos,
+        MaxPool-Jaccard and DynaMax-Jaccard. With neither ``models`` nor ``vectors``:
+        all-MiniLM-L6-v2 plus the three static models over ``"glove-6b-50d"`` (Stanford's GloVe
+        6B 50-d, the ``glove`` extra).
     tasks : sequence of (str or AbsTaskSTS), optional
         ``"DSCS"``, ``"STSS131"`` (the default: both), any MTEB STS task name, or your own
         ``mteb`` ``AbsTaskSTS`` object.
@@ -114,10 +114,6 @@ def run_leaderboard(
         may be trusted and where the cells run (default ``LeaderboardSettings()``: reports in
         ``leaderboard/``, seed 0, 10000 resamples, the calibrated method (``"auto"``), Holm
         adjustment).
-    **deprecated
-        The settings as keyword arguments (``output=``, ``seed=``, ``test=`` ...), as before
-        0.3: still taken, with a ``DeprecationWarning``; use
-        ``settings=LeaderboardSettings(...)``.
 
     Returns
     -------
@@ -133,9 +129,8 @@ def run_leaderboard(
         whose files are not in the local cache; without ``trust_remote_code``, a registry model
         that needs it. After the run but before its set is swapped in (the previous set
         stays): a folder of the output directory in the place of a report file.
-    TypeError
-        A keyword that is neither an argument nor a deprecated setting, or both ``settings``
-        and deprecated setting keywords.
+    UserInputTypeError
+        ``settings`` is not a :class:`LeaderboardSettings`.
 
     Every model is ranked by its own similarity (MTEB's ``similarity_scores``) on every task;
     ``leaderboard.json`` says per row which prediction key was read (``"score_key"``), and the
@@ -158,7 +153,7 @@ def run_leaderboard(
     ...     settings=LeaderboardSettings(output="board", n_resamples=2000, figures=False),
     ... )
     """
-    settings = settings_from_keywords(settings, deprecated, where="run_leaderboard()")
+    settings = checked_settings(settings, "run_leaderboard()")
     # the libraries' own bars (datasets, transformers, model2vec) follow `progress` too
     with library_bars(settings.progress):
         run = _prepare(models, vectors, tasks, baseline, settings)
@@ -200,7 +195,6 @@ def run_shard(
     tasks: Sequence[TaskSpec] | None = None,
     baseline: str | None = None,
     settings: LeaderboardSettings | None = None,
-    **deprecated: object,
 ) -> ShardSummary:
     """Evaluate shard ``"K/N"`` of the cells of a leaderboard run into ``settings.output``; no
     report.
@@ -220,8 +214,6 @@ def run_shard(
         unused: the report comes from ``collect``). Every shard of a plan must be given the same
         ones, but for ``output`` and how the cells run (``workers`` ...):
         ``settings.replace(output=...)`` gives a shard its own folder.
-    **deprecated
-        The settings as keyword arguments, as before 0.3 (``DeprecationWarning``).
 
     Returns
     -------
@@ -240,7 +232,7 @@ def run_shard(
     run) of the same plan left its cells adds to them (its own cells replace theirs), and the
     plan records both shards; ``collect`` of that one folder then reports them all.
     """
-    settings = settings_from_keywords(settings, deprecated, where="run_shard()")
+    settings = checked_settings(settings, "run_shard()")
     index, count = parse_shard(shard, "`shard`")
     with library_bars(settings.progress):
         run = _prepare(models, vectors, tasks, baseline, settings)
@@ -265,6 +257,18 @@ def run_shard(
         if outcome.error is not None
     )
     return ShardSummary(label, tuple(cells), failed, len(run.plan.cells()))
+
+
+def checked_settings(settings: LeaderboardSettings | None, where: str) -> LeaderboardSettings:
+    """The settings of a public entry point (``where``): ``settings`` as given (it checked
+    itself when it was made), ``LeaderboardSettings()`` for None; anything else is refused."""
+    if settings is None:
+        return LeaderboardSettings()
+    if not isinstance(settings, LeaderboardSettings):
+        raise UserInputTypeError(
+            f"{where}: `settings` must be a LeaderboardSettings, got {type(settings).__name__}."
+        )
+    return settings
 
 
 def _cells_already_there(run: _Run) -> tuple[dict[tuple[str, str], CellRecord], tuple[str, ...]]:
@@ -465,12 +469,7 @@ def report_from_cells(
         units,
         list(plan.models),
         baseline=plan.baseline,
-        bins=record.bins,
-        n_resamples=record.n_resamples,
-        seed=record.seed,
-        round_scores=record.round_scores,
-        method=record.method,
-        adjust=record.adjust,
+        settings=record,
         progress=settings.progress,
     )
     write_reports(

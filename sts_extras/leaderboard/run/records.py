@@ -12,8 +12,10 @@ ranges (a correlation in [-1, 1], a score range of two finite numbers, low < hig
 are not empty, and relative file names that stay in their folder. Code that uses them reads
 typed attributes, never raw dictionaries.
 
-The formats sts-extras writes forbid unknown fields; MTEB's files are read for the fields named
-here only (MTEB adds fields between releases).
+The formats sts-extras writes forbid unknown fields, and their run settings must name every
+setting (:data:`StoredSettings`: code that makes a
+:class:`~sts_extras.leaderboard.settings.RunSettings` has defaults, a record read back has none);
+MTEB's files are read for the fields named here only (MTEB adds fields between releases).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import re
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from sts_extras.integrations.mteb.internals import (
     PREDICTION_FILE_SUFFIX,
@@ -33,7 +35,7 @@ from sts_extras.integrations.mteb.internals import (
 )
 from sts_extras.io.paths import check_relative_path
 from sts_extras.io.records import Record
-from sts_extras.leaderboard.settings import RunSettings
+from sts_extras.leaderboard.settings import RUN_SETTINGS, RunSettings
 
 __all__ = [
     "FORMAT",
@@ -46,6 +48,7 @@ __all__ = [
     "PredictionScores",
     "RunSettings",
     "ScoreEntry",
+    "StoredSettings",
     "TaskFile",
     "TaskIdentity",
     "TaskResultFile",
@@ -58,10 +61,11 @@ __all__ = [
 #: Version of the formats of :class:`PlanFile`, :class:`TaskFile` and :class:`CellFile`
 #: (2: cells carry their identity, plans their score range and the shards they hold; 3: the
 #: settings are the record of :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`,
-#: whose dependent-correlation test is ``method``, once ``test``). ``method`` now also takes
-#: ``"auto"`` and the interval methods (one decision per pair): a format-3 record of before, whose
-#: ``method`` names a dependent test, still parses and decides by that test, so the format stays 3.
-FORMAT = 3
+#: whose dependent-correlation test is ``method``, once ``test``; 4: every digest and key is
+#: :data:`~sts_extras.io.content.CONTENT_HASH`, XXH3-128, before 0.4 another hash). A record of
+#: another format is refused as made by another version of sts-extras
+#: (:func:`~sts_extras.leaderboard.run.cells.read_cells`), never compared digest by digest.
+FORMAT = 4
 #: ``mteb.evaluate(prediction_folder=F)`` writes ``F/<task name><suffix>``.
 MTEB_PREDICTION_SUFFIX = PREDICTION_FILE_SUFFIX
 
@@ -120,6 +124,24 @@ def _unique(values: Sequence[str], what: str) -> None:
         seen.add(value)
 
 
+def _every_setting(value: object) -> object:
+    """``value`` if, as a JSON object, it names every field of :class:`RunSettings`."""
+    if isinstance(value, dict):
+        missing = [name for name in RUN_SETTINGS if name not in value]
+        if missing:
+            names = ", ".join(f"`{name}`" for name in missing)
+            raise ValueError(
+                f"{names} {'is' if len(missing) == 1 else 'are'} missing (a stored record names "
+                "every setting; none is taken from a default)"
+            )
+    return value
+
+
+#: The run settings as a record stores them: every field written, so a record read back never
+#: takes a default (the defaults of :class:`RunSettings` are for code that makes one); each field
+#: is then checked as in :class:`RunSettings`.
+StoredSettings = Annotated[RunSettings, BeforeValidator(_every_setting)]
+
 #: A model's identity (opaque: a content hash and loader settings); None for a model object.
 ModelIdentity = Annotated[str, Field(min_length=1, max_length=100_000)] | None
 
@@ -128,11 +150,11 @@ class PlanFile(Record):
     """``cells/plan.json``: models × tasks, the baseline, the settings (the record of the run's
     :class:`~sts_extras.leaderboard.settings.LeaderboardSettings`) and the shards held."""
 
-    format: Literal[3]
+    format: Literal[4]
     models: tuple[Name, ...] = Field(min_length=1)
     tasks: tuple[Name, ...] = Field(min_length=1)
     baseline: Name
-    settings: RunSettings
+    settings: StoredSettings
     #: Display name -> the model's identity (what its cells' ``identity.model`` must be).
     identities: dict[Name, ModelIdentity]
     #: The shards whose cells the folder holds (``"K/N"``, sorted; ``"1/1"`` for a whole run).
@@ -163,7 +185,7 @@ class UnitRecord(Record):
 class TaskFile(Record):
     """``cells/tasks/<task>.json``: a task's units, its data key and the digest of its gold."""
 
-    format: Literal[3]
+    format: Literal[4]
     task: Name
     key: Hex
     units: tuple[UnitRecord, ...] = Field(min_length=1)
@@ -231,13 +253,13 @@ class CellIdentity(Record):
 
     model: ModelIdentity
     task: TaskIdentity
-    settings: RunSettings
+    settings: StoredSettings
 
 
 class CellFile(Record):
     """``cells/<model>/<task>.json``: one cell's description, identity, MTEB's pearsons, files."""
 
-    format: Literal[3]
+    format: Literal[4]
     model: Name
     task: Name
     info: CellInfo

@@ -30,9 +30,9 @@ from sts_extras.integrity import (
     MANIFEST_FILE,
     Manifest,
     atomic_write_text,
-    file_digest,
     folder_digests,
 )
+from sts_extras.io.content import CONTENT_HASH, file_digest
 from sts_extras.io.paths import check_file_name, confined_path
 from sts_extras.io.records import Record, read_record
 from sts_extras.leaderboard.run.records import RelativeName
@@ -168,6 +168,8 @@ def _listed(output: Path) -> dict[str, tuple[int, str]]:
             confined_path(output, name, "the report set's manifest")
     except (OSError, ValueError):
         return {}  # no earlier set of ours (or an unreadable record): nothing is removed
+    if manifest.hash != CONTENT_HASH:
+        return {}  # a set of before 0.4: its digests cannot show a file is still as written
     return dict(manifest.files)
 
 

@@ -9,7 +9,7 @@ A ``--model`` name is looked up in this order:
 1. the packaged all-MiniLM-L6-v2 (``"all-MiniLM-L6-v2"``): loaded from its local files through
    sentence-transformers, as always. MTEB's registry entry of the model adds nothing to load it
    with (no prompts, no loader arguments), and its revision names the Hub's files, not the
-   packaged copy, which keeps its ``local-<16 hex digits of its SHA-256>`` revision;
+   packaged copy, which keeps its ``local-<16 hex digits of its content hash>`` revision;
 2. an existing directory: a local sentence-transformers model;
 3. a name in MTEB's model registry (``sentence-transformers/all-mpnet-base-v2``, ``intfloat/...``,
    and sts-extras' own ``sts-extras/DynaMax-Jaccard`` and friends): built by ``mteb.get_model``,
@@ -27,7 +27,6 @@ NumPy over vectors loaded here, so they are built here, as the ``--vectors`` mod
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import os
 import re
@@ -36,8 +35,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-from sts_extras._validation import check_positive_int
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
+from sts_extras.io.content import content_hash
 from sts_extras.io.model_sources import (
     DEFAULT_MODEL,
     ModelSource,
@@ -49,7 +48,6 @@ from sts_extras.io.model_sources import (
     snapshot_dir,
     source_identity,
 )
-from sts_extras.limits import MAX_RESAMPLES
 
 if TYPE_CHECKING:  # pragma: no cover -- the models (and MTEB) are imported on use
     from mteb.abstasks.sts import AbsTaskSTS
@@ -59,15 +57,14 @@ if TYPE_CHECKING:  # pragma: no cover -- the models (and MTEB) are imported on u
     from sts_extras.vectors import WordVectors
 
 __all__ = [
+    "DEFAULT_VECTORS",
     "DISTILLED",
-    "MIN_RESAMPLES",
     "MTEB_REGISTRY",
     "VECTOR_METHODS",
     "ModelEntry",
     "ModelSpec",
     "TaskSpec",
     "cache_root",
-    "check_n_resamples",
     "model_identity",
     "prepare_output",
     "resolve_baseline",
@@ -82,6 +79,10 @@ TaskSpec: TypeAlias = "str | os.PathLike[str] | AbsTaskSTS"
 
 #: ``--vectors distilled[:MODEL]``: static vectors distilled from a sentence-transformers model.
 DISTILLED = "distilled"
+#: The vectors of the default run's static models: Stanford's GloVe 6B 50-d, the named source
+#: the ``glove`` extra installs (loaded in about half a second; distilling MiniLM took most of a
+#: first run). ``--vectors distilled`` is the explicit choice of the distilled MiniLM vectors.
+DEFAULT_VECTORS = "glove-6b-50d"
 #: The static-vector models built over every vector source: (method, class name, options).
 VECTOR_METHODS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("avg-cos", "MeanPooled", {}),
@@ -90,12 +91,6 @@ VECTOR_METHODS: tuple[tuple[str, str, dict[str, str]], ...] = (
 )
 #: :attr:`ModelEntry.kind` of a model built by ``mteb.get_model`` from MTEB's model registry.
 MTEB_REGISTRY = "mteb-registry"
-#: Fewest bootstrap resamples a leaderboard accepts. Each end of a 95% interval then lies at least
-#: 2.5 resamples in from the extremes, and the chance that every resample falls on one side of
-#: the observed difference (BCa's bias correction infinite, the interval undefined) is at most
-#: 2 ** -99; with 1 resample every comparison fails. Below 1000 the end points are still noisy
-#: (a warning says so; Efron & Tibshirani 1993, ch. 14 and 19).
-MIN_RESAMPLES = 100
 _OUR_TASKS = ("DSCS", "STSS131")
 _VECTOR_SUFFIXES = (".txt", ".vec", ".bin", ".kv", ".gz", ".bz2", ".model", ".npy", ".w2v")
 
@@ -170,30 +165,6 @@ def _os_reason(error: OSError) -> str:
     return f"{reason}: {str(error.filename)!r}" if error.filename else reason
 
 
-def check_n_resamples(n_resamples: object, argument: str = "`n_resamples`") -> int:
-    """``n_resamples`` as an int in [:data:`MIN_RESAMPLES`, :data:`~sts_extras.limits
-    .MAX_RESAMPLES`]; ``UserInputError`` otherwise, before any model runs.
-
-    ``argument`` names it in the message (``"--n-resamples"`` on the command line). The
-    ceiling bounds memory and time (see :mod:`sts_extras.limits`); the number of items, which
-    bounds them too, is checked by the bootstrap itself once the task is read.
-    """
-    n_resamples = check_positive_int(n_resamples, argument.strip("`"))
-    if n_resamples > MAX_RESAMPLES:
-        raise UserInputError(
-            f"{argument} {n_resamples} is above the ceiling of {MAX_RESAMPLES} resamples (more "
-            "add no precision to the intervals and hold 8 bytes per resample and model; see "
-            "README, Reliability); use the default 10000."
-        )
-    if n_resamples < MIN_RESAMPLES:
-        raise UserInputError(
-            f"{argument} {n_resamples} is below the minimum of {MIN_RESAMPLES}: with so few "
-            "resamples the bootstrap intervals are undefined or rest on the most extreme "
-            "resamples; use the default 10000 (at least 1000 for stable BCa end points)."
-        )
-    return n_resamples
-
-
 # --------------------------------------------------------------------------------------------
 # tasks
 # --------------------------------------------------------------------------------------------
@@ -265,11 +236,7 @@ def resolve_tasks(
                     for t in mteb.get_tasks(task_types=["STS"], exclude_superseded=False)
                 ),
             ]
-            matches = difflib.get_close_matches(
-                raw, candidates, n=5, cutoff=0.5
-            ) or difflib.get_close_matches(
-                raw.upper(), [c.upper() for c in candidates], n=5, cutoff=0.5
-            )
+            matches = _close_matches(raw, candidates)
             hint = f" Close matches: {', '.join(matches)}." if matches else ""
             raise UserInputError(
                 f"--task {raw!r} is neither an sts-extras task ({', '.join(_OUR_TASKS)}) nor an "
@@ -298,6 +265,15 @@ def resolve_tasks(
             ) from None
         tasks.append(task)
     return tasks
+
+
+def _close_matches(given: str, names: Sequence[str]) -> list[str]:
+    """Up to five of ``names`` close to ``given`` in any letter case (as task names are looked
+    up), each task once (ours are in MTEB's registry too), shown as spelt."""
+    spelt: dict[str, str] = {}  # upper case -> the first spelling
+    for name in names:
+        spelt.setdefault(name.upper(), name)
+    return [spelt[name] for name in difflib.get_close_matches(given.upper(), list(spelt), 5, 0.5)]
 
 
 def _checked_task_object(task: object) -> AbsTaskSTS:
@@ -519,7 +495,8 @@ def _callable_name(function: object) -> str:
 
 
 def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+    """:data:`~sts_extras.io.content.CONTENT_HASH` of ``text``: a folder of the embedding cache."""
+    return content_hash(text)
 
 
 def _registry_builder(
@@ -685,12 +662,17 @@ def resolve_models(
         in a pickle-based format without ``trust_pickle``; online, a Hub that cannot be reached
         for a model not in the local cache.
 
+    MissingExtraError
+        The default run without the ``glove`` extra, which installs its vectors.
+
     When neither ``models`` nor ``vectors`` is given, the default run is all-MiniLM-L6-v2 and
-    the three static-vector models over vectors distilled from it.
+    the three static-vector models over :data:`DEFAULT_VECTORS` (GloVe). ``models=
+    ["all-MiniLM-L6-v2"], vectors=["distilled"]`` is the run over vectors distilled from MiniLM.
     """
     cache_dir = cache_dir or cache_root()
     if not models and not vectors:
-        models, vectors = [DEFAULT_MODEL], [DISTILLED]
+        _check_default_vectors()
+        models, vectors = [DEFAULT_MODEL], [DEFAULT_VECTORS]
     entries: list[ModelEntry] = []
     given: dict[int, str] = {}  # entry index -> the spec that named it
     for spec in models or []:
@@ -725,6 +707,28 @@ def resolve_models(
         seen[entry.name] = count
         unique.append(entry if count == 1 else replace(entry, name=f"{entry.name} #{count}"))
     return unique
+
+
+def _check_default_vectors() -> None:
+    """The default vectors are installed; else one line naming the extra and the alternative.
+
+    Without the extra the default run fails rather than falling back to distilled vectors: the
+    same command then gives the same models, names and numbers on every machine.
+    """
+    from sts_extras.io.model_sources import DEFAULT_MODEL_DISPLAY_NAME
+    from sts_extras.optional import MissingExtraError
+    from sts_extras.vectors import PACKAGED_VECTORS
+    from sts_extras.vectors.packaged import packaged_vectors_folder
+
+    try:
+        packaged_vectors_folder(DEFAULT_VECTORS)
+    except MissingExtraError:
+        extra = PACKAGED_VECTORS[DEFAULT_VECTORS].extra
+        raise MissingExtraError(
+            f"the default run's static models use the GloVe vectors {DEFAULT_VECTORS!r}, which "
+            f'come with an extra: pip install "sts-extras[{extra}]"; or run over vectors '
+            f"distilled from MiniLM: --model {DEFAULT_MODEL_DISPLAY_NAME} --vectors {DISTILLED}."
+        ) from None
 
 
 def _check_given_names(entries: Sequence[ModelEntry], given: dict[int, str]) -> None:

@@ -17,7 +17,6 @@ sentence. Scores and rows are the same, bit for bit, as from handling every sent
 
 from __future__ import annotations
 
-import hashlib
 import json
 import warnings
 from collections.abc import Iterable, Mapping, Sequence, Sized
@@ -29,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from sts_extras._validation import as_real_array, as_sentence_list, check_positive_int
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.integrations.mteb.models.metadata import model_meta
+from sts_extras.io.content import content_hash
 from sts_extras.similarity.fuzzy import DEFAULT_CHUNK_BYTES
 from sts_extras.vectors import SIFWeights, TokenizedSentences, WordVectors
 
@@ -406,7 +406,7 @@ class StaticVectorModel:
         label = self.identity or json.dumps(
             [wv.fingerprint, self.method, None if self.sif is None else self.sif.identity]
         )
-        revision = hashlib.sha256(label.encode("utf-8")).hexdigest()[:12]
+        revision = content_hash(label, digits=12)
         return model_meta(
             wv,
             method=self.method,

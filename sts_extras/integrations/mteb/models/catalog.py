@@ -5,22 +5,25 @@ register theirs: at once if MTEB is imported, else right after ``import mteb`` (
 seconds, so this module does not do it itself; see
 :func:`sts_extras.integrations.mteb.internals.when_mteb_is_imported`). :func:`register` stays,
 idempotent, for code written before. MTEB's model registry then holds one ``ModelMeta`` per name of
-:data:`REGISTERED_MODELS`, with a loader that
-builds the model over the default vectors -- static vectors distilled with model2vec from the
-packaged all-MiniLM-L6-v2 (no network; distilled once into ``$STS_EXTRAS_CACHE/vectors``).
-Loader keyword arguments choose other vectors or SIF weights::
+:data:`REGISTERED_MODELS`, with a loader that builds the model over the default vectors,
+:data:`DEFAULT_VECTORS` -- Stanford's GloVe 6B 50-d, the named source the ``glove`` extra
+installs (no network; loaded in about half a second). Loader keyword arguments choose other
+vectors or SIF weights::
 
-    mteb.get_model("sts-extras/DynaMax-Jaccard")                       # default vectors
-    mteb.get_model("sts-extras/DynaMax-Jaccard", vectors="glove-6b-50d")
+    mteb.get_model("sts-extras/DynaMax-Jaccard")                       # GloVe 6B 50-d
+    mteb.get_model("sts-extras/DynaMax-Jaccard", vectors="distilled")  # distilled from MiniLM
     mteb.get_model("sts-extras/avg-cos", vectors="glove.6B.300d.txt", sif=True)
+
+``vectors="distilled"`` distils static vectors with model2vec from the packaged all-MiniLM-L6-v2
+(once, into ``$STS_EXTRAS_CACHE/vectors``), ``"distilled:MODEL"`` from another model.
 
 MTEB records such keyword arguments as the model's ``experiment_kwargs``; the loaded model's
 metadata describes the vectors actually loaded (size, revision, provenance).
 
 Each method is registered a second time over every named source of
 :data:`~sts_extras.vectors.PACKAGED_VECTORS` (:data:`PACKAGED_VECTOR_MODELS`):
-``sts-extras/<method>-glove-6b-50d`` is ``sts-extras/<method>`` with ``vectors="glove-6b-50d"``,
-the same name a model built directly over those vectors has
+``sts-extras/<method>-glove-6b-50d`` is ``sts-extras/<method>`` with ``vectors="glove-6b-50d"``
+(the default vectors, named), the same name a model built directly over those vectors has
 (``DynaMax(WordVectors.load("glove-6b-50d")).mteb_model_meta.name``). Their metadata describes
 GloVe before anything is loaded: Stanford's release, its paper, its licence (PDDL 1.0).
 """
@@ -36,14 +39,13 @@ from sts_extras.integrations.mteb.models.dynamax import DynaMax
 from sts_extras.integrations.mteb.models.metadata import (
     VectorProvenance,
     catalog_meta,
-    distilled_provenance,
     packaged_provenance,
 )
 from sts_extras.integrations.mteb.models.pooled import MaxPool, MeanPooled
 from sts_extras.vectors import PACKAGED_VECTORS, WordVectors
 
 __all__ = [
-    "DEFAULT_VECTORS_DIM",
+    "DEFAULT_VECTORS",
     "PACKAGED_VECTOR_MODELS",
     "REGISTERED_MODELS",
     "load_registered_model",
@@ -66,15 +68,17 @@ REGISTERED_MODELS: dict[str, tuple[type[StaticVectorModel], dict[str, Any]]] = {
 PACKAGED_VECTOR_MODELS: dict[str, tuple[str, str]] = {
     f"{name}-{source}": (name, source) for source in PACKAGED_VECTORS for name in REGISTERED_MODELS
 }
-#: Width of the default distilled vectors (model2vec's default PCA dimension).
-DEFAULT_VECTORS_DIM = 256
+#: The vectors of a registered name without ``vectors=``: a name of
+#: :data:`~sts_extras.vectors.PACKAGED_VECTORS` (GloVe 6B 50-d, as the leaderboard's default run).
+DEFAULT_VECTORS = "glove-6b-50d"
 _DISTILLED = "distilled"
 
 
 def _vectors(spec: object) -> WordVectors:
-    """The vectors a loader keyword names: None (default), ``"distilled[:MODEL]"`` or a source."""
+    """The vectors a loader keyword names: None (:data:`DEFAULT_VECTORS`),
+    ``"distilled[:MODEL]"`` or a source."""
     if spec is None:
-        return WordVectors.from_sentence_transformer()
+        return WordVectors.load(DEFAULT_VECTORS)
     if not isinstance(spec, str):
         raise UserInputTypeError(
             "`vectors` must be a vector file, directory or gensim-downloader name (a string, which "
@@ -106,7 +110,8 @@ def load_registered_model(
     vectors : str, optional
         Vector source for :meth:`WordVectors.load <sts_extras.vectors.WordVectors.load>` (a
         file, a directory, a named source such as ``"glove-6b-50d"``), or
-        ``"distilled:MODEL"``; default: the distilled packaged all-MiniLM-L6-v2. A name of
+        ``"distilled[:MODEL]"`` (distilled from the packaged all-MiniLM-L6-v2, or from MODEL);
+        default :data:`DEFAULT_VECTORS` (GloVe 6B 50-d, needs the ``glove`` extra). A name of
         :data:`PACKAGED_VECTOR_MODELS` has its vectors in its name and takes no other.
     sif : bool
         SIF-weight the words.
@@ -138,13 +143,12 @@ def register() -> None:
     """Add :data:`REGISTERED_MODELS` and :data:`PACKAGED_VECTOR_MODELS` to MTEB's model registry
     (idempotent; loads nothing)."""
     from sts_extras.integrations.mteb.internals import register_model
-    from sts_extras.io.model_sources import DEFAULT_MODEL
 
-    distilled = distilled_provenance(DEFAULT_MODEL)
-    over: dict[str, tuple[str, VectorProvenance, int]] = {
-        name: (name, distilled, DEFAULT_VECTORS_DIM) for name in REGISTERED_MODELS
-    }
-    for name, (base, source) in PACKAGED_VECTOR_MODELS.items():
+    over: dict[str, tuple[str, VectorProvenance, int]] = {}
+    for name, (base, source) in [
+        *((name, (name, DEFAULT_VECTORS)) for name in REGISTERED_MODELS),
+        *PACKAGED_VECTOR_MODELS.items(),
+    ]:
         packaged = PACKAGED_VECTORS[source]
         over[name] = (base, packaged_provenance(packaged.info), packaged.shape[1])
     for name, (base, provenance, dim) in over.items():

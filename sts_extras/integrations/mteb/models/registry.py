@@ -8,7 +8,6 @@ hash of the row.
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from typing import Any
 
@@ -16,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sts_extras.errors import UserInputError
+from sts_extras.io.content import content_hash
 
 __all__ = ["SentenceRegistry"]
 
@@ -38,13 +38,11 @@ class SentenceRegistry:
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self._entries: OrderedDict[bytes, Any] = OrderedDict()
+        self._entries: OrderedDict[str, Any] = OrderedDict()
 
     @staticmethod
-    def _key(row: NDArray[np.number]) -> bytes:
-        return hashlib.blake2b(
-            np.ascontiguousarray(row, dtype=np.float32).tobytes(), digest_size=16
-        ).digest()
+    def _key(row: NDArray[np.number]) -> str:
+        return content_hash(np.ascontiguousarray(row, dtype=np.float32).tobytes())
 
     def register(self, rows: NDArray[np.number], ids: list[NDArray[np.int64]]) -> None:
         """Remember that ``rows[i]`` stands for the tokens ``ids[i]``."""

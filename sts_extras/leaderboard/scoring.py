@@ -25,15 +25,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sts_extras._deprecation import renamed_keywords
-from sts_extras._validation import (
-    as_float_vector,
-    check_choice,
-    check_not_constant,
-    check_open_unit_interval,
-    check_positive_int,
-)
-from sts_extras.errors import UserInputError
+from sts_extras._validation import as_float_vector, check_not_constant, check_open_unit_interval
+from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.leaderboard.settings import RunSettings
+from sts_extras.stats.results import ConfidenceInterval
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -41,10 +36,8 @@ if TYPE_CHECKING:
     from sts_extras.stats.model_comparison import (
         MeanRankResult,
         ModelComparisonResult,
-        PairComparison,
     )
     from sts_extras.stats.ranking import WeightedRankCorrelationResult
-    from sts_extras.stats.results import ConfidenceInterval
 
 #: A dataclass type, for :func:`_replace` (which returns the type it was given).
 _DataclassT = TypeVar("_DataclassT", bound="DataclassInstance")
@@ -57,7 +50,6 @@ __all__ = [
     "ModelTaskStats",
     "TaskScores",
     "inseparable_groups",
-    "pair_record",
     "score_leaderboard",
 ]
 
@@ -168,11 +160,12 @@ class ComparisonStats:
     """One model against the baseline on one unit: Δr = r(model) − r(baseline).
 
     Everything is the unit's pair (model, baseline) of :attr:`LeaderboardResult.pairwise`,
-    oriented model − baseline, with its one decision: ``ci_low``/``ci_high`` (the keys of
-    ``leaderboard.json``; also ``confidence_interval``) is the pair's interval of Δr by
-    ``method`` at the per-pair level ``confidence_level`` that matches the adjustment over all
-    pairs of the unit (``settings["adjust"]``), and ``significant`` says that it excludes 0,
-    which is the same as ``pvalue_adjusted < 1 - settings["confidence_level"]``.
+    oriented model − baseline, with its one decision: ``delta`` is Δr, and
+    ``confidence_interval`` (``.low``/``.high``; ``ci_low``/``ci_high`` in ``leaderboard.json``)
+    the pair's interval of Δr by ``method`` at the per-pair level ``confidence_level`` that
+    matches the adjustment over all pairs of the unit (``settings["adjust"]``), None where it is
+    undefined; ``significant`` says that it excludes 0, which is the same as
+    ``pvalue_adjusted < 1 - settings["confidence_level"]``.
     ``statistic``/``pvalue`` are the method's statistic (the estimate Δr for a bootstrap
     interval, t for ``"jackknife-t"``, z or t for a dependent-correlation test; positive: the
     model correlates better) and unadjusted p-value; ``method`` is the procedure the unit used
@@ -183,8 +176,7 @@ class ComparisonStats:
     model: str
     baseline: str
     delta: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
+    confidence_interval: ConfidenceInterval | None = None
     significant: bool | None = None
     statistic: float | None = None
     pvalue: float | None = None
@@ -193,44 +185,6 @@ class ComparisonStats:
     method: str | None = None
     r12: float | None = None
     error: str | None = None
-
-    @property
-    def confidence_interval(self) -> ConfidenceInterval | None:
-        """``(ci_low, ci_high)`` as a :class:`~sts_extras.stats.results.ConfidenceInterval`."""
-        from sts_extras.stats.results import ConfidenceInterval
-
-        if self.ci_low is None or self.ci_high is None:
-            return None
-        return ConfidenceInterval(self.ci_low, self.ci_high)
-
-
-def pair_record(pair: PairComparison, method: str | None = None) -> dict[str, Any]:
-    """One pair of :attr:`LeaderboardResult.pairwise` as a flat record for ``leaderboard.json``.
-
-    The keys of sts-extras 0.2's records: the pair's fields in order, its interval as
-    ``ci_low``/``ci_high`` (what the leaderboard's readers rely on); then the interval's per-pair
-    ``confidence_level`` (the level that matches the adjustment, so that ``significant`` is
-    exactly "the interval excludes 0") and ``method``, the procedure of the comparison (the
-    ``method`` of its :class:`~sts_extras.stats.model_comparison.ModelComparisonResult`).
-    """
-    low, high = pair.confidence_interval
-    return {
-        "model1": pair.model1,
-        "model2": pair.model2,
-        "r1": pair.r1,
-        "r2": pair.r2,
-        "r12": pair.r12,
-        "delta": pair.delta,
-        "ci_low": low,
-        "ci_high": high,
-        "significant": pair.significant,
-        "statistic": pair.statistic,
-        "pvalue": pair.pvalue,
-        "pvalue_adjusted": pair.pvalue_adjusted,
-        "error": pair.error,
-        "confidence_level": pair.confidence_level,
-        "method": method,
-    }
 
 
 @dataclass(frozen=True)
@@ -463,7 +417,7 @@ def _compare_task(
     adjust: str,
     n_resamples: int,
     confidence_level: float,
-    seed: int | None,
+    seed: int,
 ) -> ModelComparisonResult | str | None:
     """All-pairs comparison of the models scored on the unit, in table order (best first).
 
@@ -533,8 +487,7 @@ def _baseline_comparison(
     return ComparisonStats(
         **base,
         delta=sign * pair.delta,
-        ci_low=_finite(low),
-        ci_high=_finite(high),
+        confidence_interval=ConfidenceInterval(float(low), float(high)) if interval else None,
         significant=bool(pair.significant) if interval else None,
         statistic=_finite(sign * pair.statistic),
         pvalue=_finite(pair.pvalue),
@@ -546,36 +499,31 @@ def _baseline_comparison(
     )
 
 
-@renamed_keywords(test="method")
 def score_leaderboard(
     tasks: Sequence[TaskScores],
     models: Sequence[str],
     *,
     baseline: str,
-    bins: int = 3,
+    settings: RunSettings | None = None,
     n0: float = 2,
-    n_resamples: int = 10000,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
-    seed: int | None = 0,
-    round_scores: bool = False,
-    method: str = "auto",
-    adjust: str = "holm",
     progress: bool = False,
 ) -> LeaderboardResult:
     """Compute every statistic of the leaderboard from per-pair scores.
 
-    For each unit and model: Pearson r, Spearman ρ, the scaled Pearson over ``bins`` equal-width
-    bins of the task's scale with the per-bin r (Atoum 2019, Eq. 2-3), and the top-rank-weighted
-    ρ_w and τ_w (Lombardo et al. 2020, Eq. 8-9). For each unit, one paired bootstrap shared by
-    the models scored on it (:func:`~sts_extras.stats.model_comparison.compare_models`): every
-    pair's Δr with ONE decision, ``method``'s p-value ``adjust``-ed over all pairs of the unit,
-    and the pair's interval at the per-pair level that matches it (the interval excludes 0
+    For each unit and model: Pearson r, Spearman ρ, the scaled Pearson over ``settings.bins``
+    equal-width bins of the task's scale with the per-bin r (Atoum 2019, Eq. 2-3), and the
+    top-rank-weighted ρ_w and τ_w (Lombardo et al. 2020, Eq. 8-9). For each unit, one paired
+    bootstrap shared by the models scored on it
+    (:func:`~sts_extras.stats.model_comparison.compare_models`): every pair's Δr with ONE
+    decision, ``settings.method``'s p-value adjusted (``settings.adjust``) over all pairs of the
+    unit, and the pair's interval at the per-pair level that matches it (the interval excludes 0
     exactly when the pair is significant); the method used (``"auto"`` resolved) and its
-    measured size and coverage at the unit's n (``pairwise[unit].method``,
-    ``.calibration``); each model's rank interval and the win probabilities (Hall & Miller
-    2009); the minimal detectable Δr of the top model. The comparisons with ``baseline`` are
-    those pairs with those decisions. Over the units: the mean rank with its interval.
+    measured size and coverage at the unit's n (``pairwise[unit].method``, ``.calibration``);
+    each model's rank interval and the win probabilities (Hall & Miller 2009); the minimal
+    detectable Δr of the top model. The comparisons with ``baseline`` are those pairs with those
+    decisions. Over the units: the mean rank with its interval.
 
     Parameters
     ----------
@@ -586,31 +534,25 @@ def score_leaderboard(
         ``failures`` is reported as failed there).
     baseline : str
         The model every other model is compared with.
-    bins : int, default 3
-        Number of equal-width bins for the scaled Pearson.
+    settings : RunSettings, optional
+        The settings that change the numbers, checked when the record was made (default
+        ``RunSettings()``): ``bins`` (equal-width bins of the scaled Pearson, 3),
+        ``n_resamples`` (bootstrap resamples per unit, shared by all its models, 10000),
+        ``seed`` (of every unit's bootstrap, 0: the same seed for each unit, so a pair's
+        resamples are those of ``bootstrap_correlation_difference(..., seed=seed)`` for that
+        pair, whichever other models were run), ``round_scores`` (round the system scores to 3
+        decimals before any statistic, STSS-131 guidance 4), ``method`` (the procedure of the
+        pair decisions, one of :data:`~sts_extras.stats.model_comparison.COMPARISON_METHODS`;
+        ``"auto"``: the calibrated choice at each unit's n) and ``adjust`` (over all pairs of a
+        unit, one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`, ``"holm"``).
+        ``score_range`` is not used here (it shapes the tasks read from files).
     n0 : float, default 2
         Weight offset of ρ_w and τ_w.
-    n_resamples : int, default 10000
-        Bootstrap resamples per unit (shared by all its models).
     confidence_level : float, default 0.95
         The family's level: a pair is significant when its adjusted p-value is below
         ``1 - confidence_level``; the level of the rank intervals.
     alpha : float, default 0.05
         Level of the minimal detectable Δr (one pair, unadjusted).
-    seed : int or None, default 0
-        Seed of every unit's bootstrap (the same seed for each unit, so a pair's resamples are
-        those of ``bootstrap_correlation_difference(..., seed=seed)`` for that pair, whichever
-        other models were run).
-    round_scores : bool, default False
-        Round the system scores to 3 decimals before any statistic (STSS-131 guidance 4).
-    method : str, default "auto"
-        The procedure of the pair decisions, one of
-        :data:`~sts_extras.stats.model_comparison.COMPARISON_METHODS` (``"auto"``: the
-        calibrated choice at each unit's n). The old keyword ``test=`` still works until
-        sts-extras 0.4, with a ``DeprecationWarning``.
-    adjust : str, default "holm"
-        Adjustment over all pairs of a unit, one of
-        :data:`~sts_extras.stats.multiple.ADJUST_METHODS`.
     progress : bool, default False
         Show a progress bar over the units.
 
@@ -621,7 +563,10 @@ def score_leaderboard(
     Raises
     ------
     UserInputError
-        If ``baseline`` is not one of ``models``, or an option is out of range or unknown.
+        If ``baseline`` is not one of ``models``, or ``confidence_level`` or ``alpha`` is not in
+        (0, 1).
+    UserInputTypeError
+        If ``settings`` is not a :class:`~sts_extras.leaderboard.settings.RunSettings`.
 
     Warns
     -----
@@ -633,15 +578,10 @@ def score_leaderboard(
     options = _check_options(
         models,
         baseline=baseline,
-        bins=bins,
+        settings=RunSettings() if settings is None else settings,
         n0=n0,
-        n_resamples=n_resamples,
         confidence_level=confidence_level,
         alpha=alpha,
-        seed=seed,
-        round_scores=round_scores,
-        method=method,
-        adjust=adjust,
     )
     scored = _Scored()
     bar = _progress(len(tasks), "Comparing the models", enabled=progress)
@@ -665,72 +605,64 @@ def score_leaderboard(
 
 @dataclass(frozen=True)
 class _Options:
-    """The checked options of :func:`score_leaderboard`."""
+    """The checked options of :func:`score_leaderboard`: the settings record as given, and the
+    scoring's own options."""
 
     models: tuple[str, ...]
     baseline: str
-    bins: int
+    run: RunSettings
     n0: float
-    n_resamples: int
     confidence_level: float
     alpha: float
-    seed: int | None
-    round_scores: bool
-    method: str
-    adjust: str
 
     def settings(self) -> dict[str, Any]:
         """The options as :attr:`LeaderboardResult.settings` records them."""
+        run = self.run
         return dict(
             baseline=self.baseline,
-            bins=self.bins,
+            bins=run.bins,
             bin_strategy="width",
             n0=self.n0,
-            n_resamples=self.n_resamples,
+            n_resamples=run.n_resamples,
             confidence_level=self.confidence_level,
             alpha=self.alpha,
-            seed=self.seed,
-            round_scores=self.round_scores,
-            method=self.method,
-            adjust=self.adjust,
+            seed=run.seed,
+            round_scores=run.round_scores,
+            method=run.method,
+            adjust=run.adjust,
             rank_interval="percentile",
             detectable_power=DETECTABLE_POWER,
         )
 
 
-def _check_options(models: Sequence[str], **options: Any) -> _Options:
-    """Check the options of :func:`score_leaderboard`: ``UserInputError`` naming the first bad."""
-    from sts_extras.stats.model_comparison import COMPARISON_METHODS
-    from sts_extras.stats.multiple import ADJUST_METHODS
-
+def _check_options(
+    models: Sequence[str],
+    *,
+    baseline: str,
+    settings: RunSettings,
+    n0: float,
+    confidence_level: float,
+    alpha: float,
+) -> _Options:
+    """Check the options of :func:`score_leaderboard` (the settings checked themselves when
+    made): ``UserInputError`` naming the first bad."""
     names = tuple(models)
-    baseline = options["baseline"]
     if baseline not in names:
         raise UserInputError(
             f"`baseline` must be one of the models {list(names)}; got {baseline!r}."
         )
-    # Checked in this order, so the first bad option named is the same as in sts-extras 0.2.
-    bins = check_positive_int(options["bins"], "bins")
-    n_resamples = check_positive_int(options["n_resamples"], "n_resamples")
-    confidence_level = check_open_unit_interval(options["confidence_level"], "confidence_level")
-    alpha = check_open_unit_interval(options["alpha"], "alpha")
-    method = check_choice(options["method"], "method", COMPARISON_METHODS)
-    adjust = check_choice(options["adjust"], "adjust", ADJUST_METHODS)
-    seed = options["seed"]
-    if seed is not None:  # an int, reused by every unit (a Generator would be shared)
-        check_positive_int(seed, "seed", minimum=0)
+    if not isinstance(settings, RunSettings):
+        raise UserInputTypeError(
+            f"`settings` must be a RunSettings (LeaderboardSettings(...).to_record()), got "
+            f"{type(settings).__name__}."
+        )
     return _Options(
         models=names,
         baseline=baseline,
-        bins=bins,
-        n0=options["n0"],
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        alpha=alpha,
-        seed=seed,
-        round_scores=options["round_scores"],
-        method=method,
-        adjust=adjust,
+        run=settings,
+        n0=n0,
+        confidence_level=check_open_unit_interval(confidence_level, "confidence_level"),
+        alpha=check_open_unit_interval(alpha, "alpha"),
     )
 
 
@@ -749,17 +681,18 @@ def _score_task(task: TaskScores, options: _Options, scored: _Scored) -> None:
     """One unit: the rows, the all-pairs comparison, the detectable Δr, the baseline pairs."""
     from sts_extras.stats.model_comparison import top_model_detectable_deltas
 
+    run = options.run
     rows = _task_rows(
-        task, options.models, bins=options.bins, n0=options.n0, round_scores=options.round_scores
+        task, options.models, bins=run.bins, n0=options.n0, round_scores=run.round_scores
     )
     outcome = _compare_task(
         task,
         rows,
-        method=options.method,
-        adjust=options.adjust,
-        n_resamples=options.n_resamples,
+        method=run.method,
+        adjust=run.adjust,
+        n_resamples=run.n_resamples,
         confidence_level=options.confidence_level,
-        seed=options.seed,
+        seed=run.seed,
     )
     comparison = None
     if isinstance(outcome, str):
