@@ -93,7 +93,13 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
 
     ours_time, ours = timed(
         lambda: bootstrap_correlation_difference(
-            system_a, system_b, gold, correlation=statistic, n_resamples=resamples, seed=11
+            system_a,
+            system_b,
+            gold,
+            correlation=statistic,
+            n_resamples=resamples,
+            seed=11,
+            method="BCa",
         ),
         repeats,
     )
@@ -113,7 +119,13 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
     ends = np.array(
         [
             bootstrap_correlation_difference(
-                system_a, system_b, gold, correlation=statistic, n_resamples=resamples, seed=100 + k
+                system_a,
+                system_b,
+                gold,
+                correlation=statistic,
+                n_resamples=resamples,
+                seed=100 + k,
+                method="BCa",
             ).confidence_interval
             for k in range(mc_seeds)
         ]
@@ -128,7 +140,13 @@ def run(statistic: str, n: int, resamples: int, repeats: int, mc_seeds: int) -> 
 
     # Same seed, same resamples: agreement to rounding.
     same = bootstrap_correlation_difference(
-        system_a, system_b, gold, correlation=statistic, n_resamples=resamples, seed=22
+        system_a,
+        system_b,
+        gold,
+        correlation=statistic,
+        n_resamples=resamples,
+        seed=22,
+        method="BCa",
     )
     same_diff = max(
         abs(same.confidence_interval.low - low), abs(same.confidence_interval.high - high)
