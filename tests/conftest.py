@@ -159,3 +159,12 @@ def run_on_dscs():
     """``run_on_dscs(cache, output, models=..., vectors=...)``: one in-process run on DSCS;
     ``(leaderboard.json without versions, CacheDiscardedWarning messages)``."""
     return _run_on_dscs
+
+
+@pytest.fixture
+def block_runs(request, tmp_path_factory):
+    """``block_runs(block)``: fails as ``test_readme.run_block`` would on a README or docs block;
+    the first call runs every collected block, two at a time, later calls read their outcome."""
+    from test_readme import check_block_ran
+
+    return lambda block: check_block_ran(block, request.session, tmp_path_factory)

@@ -36,7 +36,6 @@ from test_readme import (  # the runner of README.md's blocks, shared
     blocks,
     check_blocks_say_what_they_are,
     params,
-    run_block,
 )
 
 ROOT = REPO
@@ -104,8 +103,8 @@ def test_page_blocks_say_what_they_are(page):
 
 
 @pytest.mark.parametrize("block", params(PAGES))
-def test_page_block_runs(block, tmp_path):
-    run_block(block, tmp_path)
+def test_page_block_runs(block, block_runs):
+    block_runs(block)
 
 
 def test_no_page_is_left_without_its_blocks():

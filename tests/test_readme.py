@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,8 @@ SLOW = re.compile(
 )
 #: seconds one block may take
 TIMEOUT = 900
+#: blocks run this many at a time, each in its own process (the docs' blocks are minutes)
+PARALLEL = min(2, os.cpu_count() or 1)
 
 _FENCE = re.compile(r"^```([\w-]*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _MARK = re.compile(r"^<!--\s*no-test:\s*([a-z-]+)\s*-->\s*$")
@@ -184,6 +187,41 @@ def run_block(block: Block, tmp_path: Path) -> None:
         )
 
 
+#: what running each block gave (None: it passed), by :attr:`Block.where`
+_OUTCOMES: dict[str, Exception | None] = {}
+
+
+def _run_collected_blocks(session: pytest.Session, folders: pytest.TempPathFactory) -> None:
+    """Run the block of every collected block test not run yet, :data:`PARALLEL` at a time."""
+    collected = (getattr(item, "callspec", None) for item in session.items)
+    found = (spec.params.get("block") for spec in collected if spec is not None)
+    pending = {
+        block.where: block
+        for block in found
+        if isinstance(block, Block) and block.where not in _OUTCOMES
+    }
+
+    def outcome(block: Block) -> Exception | None:
+        try:
+            run_block(block, folders.mktemp("block"))
+        except (AssertionError, subprocess.TimeoutExpired, OSError) as error:  # its test reports it
+            return error
+        return None
+
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        _OUTCOMES.update(zip(pending, pool.map(outcome, pending.values())))
+
+
+def check_block_ran(block: Block, session: pytest.Session, folders: pytest.TempPathFactory) -> None:
+    """Fail as :func:`run_block` would on ``block``; the first call runs every collected block,
+    :data:`PARALLEL` at a time (the ``block_runs`` fixture of conftest.py)."""
+    if block.where not in _OUTCOMES:
+        _run_collected_blocks(session, folders)
+    outcome = _OUTCOMES[block.where]
+    if outcome is not None:
+        raise outcome
+
+
 def check_blocks_say_what_they_are(path: Path) -> None:
     """Each block has a known language; a mark has a known reason and sits on code."""
     for block in blocks(path):
@@ -265,8 +303,8 @@ def test_readme_blocks_say_what_they_are():
 
 
 @pytest.mark.parametrize("block", params([README]))
-def test_readme_block_runs(block, tmp_path):
-    run_block(block, tmp_path)
+def test_readme_block_runs(block, block_runs):
+    block_runs(block)
 
 
 @pytest.mark.slow
