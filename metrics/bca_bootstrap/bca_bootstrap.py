@@ -13,7 +13,6 @@
 # limitations under the License.
 """BCa bootstrap confidence interval of the difference of two correlations (evaluate comparison)."""
 
-import warnings
 from typing import Any
 
 import evaluate
@@ -21,9 +20,13 @@ from numpy.typing import ArrayLike
 
 # sts-extras is not on PyPI yet: install it from a checkout (`pip install .`) or a built wheel (`pip install sts_extras-0.4.0-py3-none-any.whl`).  # noqa: E501
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
-from sts_extras.integrations.evaluate.modules import RealScoreColumns, SeedFromLoad, measured_keys
+from sts_extras.integrations.evaluate.modules import (
+    RealScoreColumns,
+    SeedFromLoad,
+    level_in_output,
+    measured_keys,
+)
 from sts_extras.stats import bootstrap
-from sts_extras.stats.calibration import UncalibratedWarning
 
 _DESCRIPTION = """
 Paired bootstrap confidence interval of delta = r(predictions1, references) - r(predictions2,
@@ -139,9 +142,7 @@ class BcaBootstrap(RealScoreColumns, SeedFromLoad, evaluate.Comparison):
         method: str = "BCa",
         seed: int | None = None,
     ) -> dict[str, Any]:
-        with warnings.catch_warnings():
-            # the measured level is in the output (measured_size, calibrated) instead
-            warnings.simplefilter("ignore", UncalibratedWarning)
+        with level_in_output():  # the measured level is in the output instead
             result = bootstrap.bootstrap_correlation_difference(
                 predictions1,
                 predictions2,

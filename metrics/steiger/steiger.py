@@ -13,7 +13,6 @@
 # limitations under the License.
 """Steiger-family tests of two dependent correlations sharing the references (comparison)."""
 
-import warnings
 from typing import Any
 
 import evaluate
@@ -21,9 +20,13 @@ from numpy.typing import ArrayLike
 
 # sts-extras is not on PyPI yet: install it from a checkout (`pip install .`) or a built wheel (`pip install sts_extras-0.4.0-py3-none-any.whl`).  # noqa: E501
 from sts_extras.integrations.evaluate.columns import ScoreFeatures
-from sts_extras.integrations.evaluate.modules import RealScoreColumns, SeedFromLoad, measured_keys
+from sts_extras.integrations.evaluate.modules import (
+    RealScoreColumns,
+    SeedFromLoad,
+    level_in_output,
+    measured_keys,
+)
 from sts_extras.stats import dependent
-from sts_extras.stats.calibration import UncalibratedWarning
 
 _DESCRIPTION = """
 Is system 1 really better than system 2 on this benchmark? Both systems are scored against the same
@@ -177,9 +180,7 @@ class Steiger(RealScoreColumns, SeedFromLoad, evaluate.Comparison):
         n_resamples: int = 10000,
         seed: int | None = None,
     ) -> dict[str, Any]:
-        with warnings.catch_warnings():
-            # the measured level is in the output (measured_size, calibrated) instead
-            warnings.simplefilter("ignore", UncalibratedWarning)
+        with level_in_output():  # the measured level is in the output instead
             result = dependent.compare_dependent_correlations(
                 predictions1,
                 predictions2,

@@ -15,6 +15,9 @@ and offline. An editable install maps ``sts_extras.metrics`` to the repository's
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +27,7 @@ from numpy.typing import ArrayLike
 from sts_extras._validation import check_real_columns
 from sts_extras.errors import UserInputError
 from sts_extras.io.locations import package_root
-from sts_extras.stats.calibration import MeasuredLevel
+from sts_extras.stats.calibration import MeasuredLevel, UncalibratedWarning
 
 if TYPE_CHECKING:  # pragma: no cover
     import evaluate
@@ -33,6 +36,7 @@ __all__ = [
     "METRICS",
     "RealScoreColumns",
     "SeedFromLoad",
+    "level_in_output",
     "load_metric",
     "measured_keys",
     "metric_path",
@@ -163,6 +167,15 @@ class SeedFromLoad:
         if seed is not None:
             return seed
         return 0 if self._seed_from_load is None else self._seed_from_load
+
+
+@contextlib.contextmanager
+def level_in_output() -> Iterator[None]:
+    """Silence :class:`~sts_extras.stats.calibration.UncalibratedWarning` inside: a comparison
+    module reports the measured level in its output (:func:`measured_keys`) instead."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UncalibratedWarning)
+        yield
 
 
 def measured_keys(method: str, calibration: MeasuredLevel | None) -> dict[str, Any]:
