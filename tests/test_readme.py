@@ -144,42 +144,27 @@ def run_block(block: Block, tmp_path: Path) -> None:
     """Run one block alone, as described in the module docstring; fail with its output."""
     work = _workdir(tmp_path)
     env = {**os.environ, "PYTHONPATH": "", "MPLBACKEND": "Agg"}
+    bin_dir = str(Path(sys.executable).parent)  # this environment's sts-extras first
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+
+    def run(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            command, cwd=work, env=env, capture_output=True, text=True, timeout=TIMEOUT
+        )
+
     if block.language == "python":
         file = tmp_path / "block.py"
         file.write_text(block.source, encoding="utf-8")
-        done = subprocess.run(
-            [sys.executable, "-c", _PYTHON_RUNNER, str(file)],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
+        done = run(sys.executable, "-c", _PYTHON_RUNNER, str(file))
         assert done.returncode == 0, f"{block.where} failed:\n{done.stdout}\n{done.stderr}"
         return
     assert block.language == "bash"
-    bin_dir = str(Path(sys.executable).parent)  # this environment's sts-extras first
-    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
     if not block.source.lstrip().startswith("$ "):
-        done = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", block.source],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
+        done = run("bash", "-euo", "pipefail", "-c", block.source)
         assert done.returncode == 0, f"{block.where} failed:\n{done.stdout}\n{done.stderr}"
         return
     for command, shown in _commands(block.source):
-        done = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", command],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
+        done = run("bash", "-euo", "pipefail", "-c", command)
         assert done.returncode == 0, f"{block.where}: {command}\n{done.stdout}\n{done.stderr}"
         printed = [line.rstrip() for line in done.stdout.rstrip("\n").split("\n")]
         assert printed == [line.rstrip() for line in shown], (
