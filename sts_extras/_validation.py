@@ -9,6 +9,7 @@ reports them as one-line user errors. Core modules call these instead of writing
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.io.numbers import FLOAT_RANGE, NumberOutOfRangeError
 
 __all__ = [
     "as_float_vector",
@@ -26,6 +28,7 @@ __all__ = [
     "check_choice",
     "check_correlation",
     "check_count",
+    "check_name",
     "check_non_negative_weights",
     "check_not_constant",
     "check_open_unit_interval",
@@ -34,7 +37,9 @@ __all__ = [
     "check_sample_size",
     "check_seed",
     "check_work",
+    "first_control_character",
     "scale_exponent",
+    "short_repr",
     "unit_scaled",
 ]
 
@@ -43,9 +48,39 @@ _NOT_REAL = (bool, np.bool_, str, bytes, complex, np.complexfloating)
 _KIND_NAMES = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes"}
 
 
-def _describe(value: Any) -> str:
-    text = repr(value)
+def short_repr(value: Any) -> str:
+    """``repr(value)`` for a message: at most 60 characters, and never an error (an int past
+    Python's 4300-digit limit of int -> str is described by its number of digits)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int beyond Python's 4300-digit limit of int -> str
+        return f"an integer of {int(value.bit_length() * math.log10(2)) + 1} digits"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+_describe = short_repr
+
+
+def _overflows(item: object) -> bool:
+    try:
+        float(item)  # type: ignore[arg-type]
+    except OverflowError:
+        return True
+    except (TypeError, ValueError):
+        return False
+    return False
+
+
+def _as_float(value: Real, name: str) -> float:
+    """``float(value)``; an integer beyond the float range is out of range, named (never an
+    ``OverflowError``)."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise NumberOutOfRangeError(
+            f"`{name}` is out of range (a number must lie within {FLOAT_RANGE}), got "
+            f"{_describe(value)}."
+        ) from None
 
 
 def _refuse(name: str, what: str, example: Any) -> UserInputTypeError:
@@ -111,6 +146,12 @@ def as_real_array(values: object, name: str) -> NDArray[Any]:
         raise _refuse(name, what, item)
     try:
         return array.astype(np.float64)
+    except OverflowError:  # an int beyond the float range (a 401-digit score)
+        item = next(item for item in array.flat if _overflows(item))
+        raise NumberOutOfRangeError(
+            f"`{name}` holds a number out of range (a number must lie within {FLOAT_RANGE}): "
+            f"{_describe(item)}."
+        ) from None
     except (TypeError, ValueError) as error:
         raise UserInputTypeError(
             f"`{name}` must be a sequence of numbers; could not convert it to floats ({error})."
@@ -278,9 +319,10 @@ def check_open_unit_interval(value: Any, name: str) -> float:
     """Return ``value`` as float if 0 < value < 1 (e.g. a confidence level)."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise UserInputTypeError(f"`{name}` must be a number in (0, 1), got {_describe(value)}.")
-    if not 0.0 < float(value) < 1.0:
-        raise UserInputError(f"`{name}` must lie strictly between 0 and 1, got {value}.")
-    return float(value)
+    number = _as_float(value, name)
+    if not 0.0 < number < 1.0:
+        raise UserInputError(f"`{name}` must lie strictly between 0 and 1, got {_describe(value)}.")
+    return number
 
 
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
@@ -288,7 +330,7 @@ def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise UserInputTypeError(f"`{name}` must be an integer, got {_describe(value)}.")
     if value < minimum:
-        raise UserInputError(f"`{name}` must be at least {minimum}, got {value}.")
+        raise UserInputError(f"`{name}` must be at least {minimum}, got {_describe(value)}.")
     return int(value)
 
 
@@ -309,7 +351,7 @@ def check_count(value: Any, name: str, ceiling: int, *, minimum: int = 1, why: s
     count = check_positive_int(value, name, minimum=minimum)
     if count > ceiling:
         reason = f" ({why})" if why else ""
-        raise UserInputError(f"`{name}` must be at most {ceiling}{reason}, got {count}.")
+        raise UserInputError(f"`{name}` must be at most {ceiling}{reason}, got {_describe(count)}.")
     return count
 
 
@@ -349,7 +391,7 @@ def check_correlation(value: Any, name: str) -> float:
     """A correlation coefficient strictly inside (-1, 1) (Fisher's z of +-1 is infinite)."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise UserInputTypeError(f"`{name}` must be a real number in (-1, 1), got {value!r}.")
-    number = float(value)
+    number = _as_float(value, name)
     if not math.isfinite(number) or not -1.0 < number < 1.0:
         raise UserInputError(
             f"`{name}` must lie strictly between -1 and 1 (Fisher's z and the tests' variances "
@@ -358,8 +400,14 @@ def check_correlation(value: Any, name: str) -> float:
     return number
 
 
+#: Largest sample size of the analytic formulas: 2**53, the largest integer a float holds
+#: exactly (every formula computes with ``n - 3`` as a float).
+MAX_SAMPLE_SIZE = 2**53
+
+
 def check_sample_size(value: Any, name: str = "n") -> int:
-    """Sample size as int, at least 4 (every test of correlations divides by n - 3)."""
+    """Sample size as int, at least 4 (every test of correlations divides by n - 3) and at most
+    :data:`MAX_SAMPLE_SIZE` (a larger one is refused, never an ``OverflowError``)."""
     if isinstance(value, bool) or not isinstance(value, (Integral, Real)):
         raise UserInputTypeError(f"`{name}` must be an integer, got {value!r}.")
     if (
@@ -373,4 +421,57 @@ def check_sample_size(value: Any, name: str = "n") -> int:
         raise UserInputError(
             f"`{name}` must be at least 4 (the tests divide by n - 3), got {size}."
         )
+    if size > MAX_SAMPLE_SIZE:
+        raise UserInputError(
+            f"`{name}` must be at most 2**53 = {MAX_SAMPLE_SIZE} (the largest whole number a "
+            f"float holds exactly), got {_describe(size)}."
+        )
     return size
+
+
+#: Most characters of a name (a display name, a task name): as the run records store it.
+MAX_NAME_LENGTH = 1000
+
+
+def first_control_character(text: str) -> str | None:
+    """The first character of ``text`` that a name may not hold (Unicode category Cc: C0, DEL
+    and C1 controls; the line and paragraph separators U+2028, U+2029; a lone surrogate, which
+    is how Python spells a file-name byte that is not UTF-8), or ``None``."""
+    return next(
+        (char for char in text if unicodedata.category(char) in ("Cc", "Zl", "Zp", "Cs")), None
+    )
+
+
+def check_name(value: object, what: str, *, max_length: int = MAX_NAME_LENGTH) -> str:
+    """``value`` if it is a name sts-extras can show and store; else a one-line
+    :class:`UserInputError` naming ``what`` (the option and the value given).
+
+    A name (a model's display name, a ``--model``/``--vectors`` spec, a task name) is a
+    non-empty string of at most ``max_length`` characters without control characters: no
+    character of Unicode category Cc (C0 controls such as NUL, tab, newline and ESC, DEL, C1
+    controls), no line or paragraph separator (U+2028, U+2029) and no byte that is not UTF-8
+    (a file name Python read as a lone surrogate, U+DC80-U+DCFF). Such a name is refused, not
+    cleaned: a cleaned name would differ from the file or model the user meant, and could
+    collide with another. The run records (:mod:`sts_extras.leaderboard.run.records`) refuse
+    the same characters, so a name that passes here is never refused after the models have run.
+    """
+    if not isinstance(value, str):
+        raise UserInputTypeError(f"{what}: expected a name (a string), got {_describe(value)}.")
+    if not value.strip():
+        raise UserInputError(f"{what}: the name is empty.")
+    bad = first_control_character(value)
+    if bad is not None:
+        kind = (
+            "a byte that is not UTF-8"
+            if unicodedata.category(bad) == "Cs"
+            else f"the control character U+{ord(bad):04X}"
+        )
+        raise UserInputError(
+            f"{what}: the name holds {kind} at position {value.index(bad) + 1}; names are "
+            "shown in reports and stored in records, so rename it without control characters."
+        )
+    if len(value) > max_length:
+        raise UserInputError(
+            f"{what}: the name has {len(value)} characters; at most {max_length} are allowed."
+        )
+    return value

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sts_extras.benchmark_tables import get_spec, read_rows
+from sts_extras.errors import UserInputError
 from sts_extras.optional import requires_extra
 
 __all__ = ["READABILITY_INDICES", "describe_dataset", "describe_file", "format_description"]
@@ -36,6 +37,8 @@ READABILITY_INDICES: dict[str, tuple[str, str]] = {
     "text_standard": ("Text standard (aggregate)", "text_standard"),
 }
 _HISTOGRAM_BIN_WIDTH = 0.5
+#: Most half-point bins of a file's histogram (a 0-500 scale); a wider range gets ten bins.
+_MAX_HALF_POINT_BINS = 1000
 
 
 def _summary(values: NDArray[np.float64]) -> dict[str, float]:
@@ -113,13 +116,14 @@ def describe_file(
     dict
         As :func:`describe_dataset`, with ``dataset`` the file's path, ``pretty_name`` its name
         and ``config`` None. The histogram has half-point bins from the range's minimum rounded
-        down to a half point (a tenth of the range when it is under 2.5 points wide).
+        down to a half point (a tenth of the range when it is under 2.5 or over 500 points wide).
 
     Raises
     ------
     sts_extras.errors.UserInputError
         A file that is missing or unreadable, lacks a column, has a blank cell, a score that is
-        not a finite number, fewer than 3 pairs or a score range that is empty.
+        not a finite number, fewer than 3 pairs, a score range that is empty, or scores so large
+        that their mean or standard deviation overflows a float.
     """
     from sts_extras.annotation.tables import read_sts_table
 
@@ -128,16 +132,40 @@ def describe_file(
     frame = table.frame
     sentences = list(dict.fromkeys([*frame["sentence1"], *frame["sentence2"]]))
     low, high = table.score_range
-    width = _HISTOGRAM_BIN_WIDTH if high - low >= 5 * _HISTOGRAM_BIN_WIDTH else (high - low) / 10
-    start = math.floor(low / width) * width if width == _HISTOGRAM_BIN_WIDTH else low
-    stop = math.ceil(high / width) * width if width == _HISTOGRAM_BIN_WIDTH else high
-    edges = np.linspace(start, stop, round((stop - start) / width) + 1)
+    scores = frame["score"].to_numpy(dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        summary = _summary(scores)
+    if not all(math.isfinite(value) for value in summary.values()):
+        wide = next(key for key, value in summary.items() if not math.isfinite(value))
+        raise UserInputError(
+            f"describe {path}: the scores' {wide} overflows a 64-bit float (the scores reach "
+            f"{summary['min']:g} and {summary['max']:g}); rescale them."
+        )
     return {
         "dataset": str(path),
         "pretty_name": path.name,
         "config": None,
-        **_describe(frame["score"].to_numpy(dtype=float), sentences, (low, high), edges),
+        **_describe(scores, sentences, (low, high), _file_edges(low, high)),
     }
+
+
+def _file_edges(low: float, high: float) -> NDArray[np.float64]:
+    """The histogram edges of a file's score range ``[low, high]``.
+
+    Half-point bins from ``low`` rounded down to a half point, when that gives 5 to
+    :data:`_MAX_HALF_POINT_BINS` bins; otherwise ten equal bins (a range under 2.5 points, or
+    one so wide that half points would be millions of bins). A range whose width overflows a
+    float (``-1e308`` to ``1e308``) gets its ten edges as ``low (1 - t) + high t``, all finite.
+    """
+    span = high - low
+    if 5 * _HISTOGRAM_BIN_WIDTH <= span <= _MAX_HALF_POINT_BINS * _HISTOGRAM_BIN_WIDTH:
+        start = math.floor(low / _HISTOGRAM_BIN_WIDTH) * _HISTOGRAM_BIN_WIDTH
+        stop = math.ceil(high / _HISTOGRAM_BIN_WIDTH) * _HISTOGRAM_BIN_WIDTH
+        return np.linspace(start, stop, round((stop - start) / _HISTOGRAM_BIN_WIDTH) + 1)
+    if math.isfinite(span):
+        return np.linspace(low, high, 11)
+    steps = np.linspace(0.0, 1.0, 11)
+    return low * (1.0 - steps) + high * steps
 
 
 def _describe(

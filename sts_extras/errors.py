@@ -15,7 +15,13 @@ Each type also derives from the built-in exception Python users expect (``ValueE
 
 from __future__ import annotations
 
-__all__ = ["CacheError", "UserFileNotFoundError", "UserInputError", "UserInputTypeError"]
+__all__ = [
+    "CacheError",
+    "InputWarning",
+    "UserFileNotFoundError",
+    "UserInputError",
+    "UserInputTypeError",
+]
 
 
 class UserInputError(ValueError):
@@ -32,3 +38,9 @@ class UserFileNotFoundError(UserInputError, FileNotFoundError):
 
 class CacheError(RuntimeError):
     """A damaged cache entry could not be rebuilt; the message names the folder to delete."""
+
+
+class InputWarning(UserWarning):
+    """Something in a file the user gave was handled by a stated rule (a repeated pair, word or
+    vote; a damaged cache entry rebuilt): the command line shows it as one line
+    ``sts-extras: warning: ...``, since it is about the input, not a place in the code."""

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from sts_extras.errors import UserInputError
+from sts_extras.errors import InputWarning, UserInputError
 from sts_extras.io.content import CONTENT_HASH, file_digest
 from sts_extras.io.paths import confined_path
 from sts_extras.io.records import Record, read_record
@@ -49,7 +49,7 @@ __all__ = [
 MANIFEST_FILE = ".sts-extras-manifest.json"
 
 
-class CacheDiscardedWarning(UserWarning):
+class CacheDiscardedWarning(InputWarning):
     """A cache entry failed its check and was removed; it is rebuilt from the source."""
 
 

@@ -35,6 +35,8 @@ __all__ = [
     "MAX_PAIRS",
     "MAX_RESAMPLED_ITEMS",
     "MAX_RESAMPLES",
+    "MAX_RESULT_FILES",
+    "MAX_RESULT_FILE_BYTES",
     "MAX_SIMULATED_ITEMS",
     "MAX_SIMULATED_PAIRS",
     "MAX_SIMULATIONS",
@@ -87,6 +89,17 @@ MAX_VOTER_OPINIONS = 50_000_000
 #: Most simulated votes over all repetitions, ``n_reps * pairs of both designs``: 10^9, about
 #: 8 min at 0.5 us per vote (the paper's setting with 50 repetitions is 2 * 10^6).
 MAX_SIMULATED_PAIRS = 1_000_000_000
+
+
+# --- MTEB result folders (sts_extras.rank.results) --------------------------------------------
+#: Most files found under the folders given to ``read_mteb_results`` (``sts-extras rank DIR``):
+#: 10^6. Reading costs about 0.15 ms per result file (the 2,571 files of the shared copy of
+#: MTEB's results repository in 0.37 s); the whole repository (commit f4cc6c8) has about 105,000
+#: files under results/, of which only the selected tasks' files are read.
+MAX_RESULT_FILES = 1_000_000
+#: Largest result or model_meta.json file read: 4 MiB. MTEB's STS result files hold a few KB
+#: (the largest of the shared copy, a model_meta.json, 46 KB); a larger one is refused unread.
+MAX_RESULT_FILE_BYTES = 4 << 20
 
 
 # --- the leaderboard's local cluster ---------------------------------------------------------

@@ -344,3 +344,24 @@ def test_voter_model_is_seeded_and_validated():
         sample_voters(z, sigma_form="1-z")
     with pytest.raises(ValueError, match="pairs"):
         simulate_votes(sample_voters(z), [[0, 50]])
+
+
+def test_a_pair_one_annotator_judged_twice_is_no_repeated_comparison():
+    """Regression: a pair repeated in a ballot and answered twice (differently) by one
+    annotator made the Krippendorff α computation raise "more than one value in the domain"
+    (a traceback in ``annotate score``); α counts comparisons judged by two annotators."""
+    from sts_extras.annotation.agreement import annotator_agreement
+
+    votes = pd.DataFrame(
+        {
+            "item_a": ["p1", "p1", "p2", "p3"],
+            "item_b": ["p2", "p2", "p3", "p1"],
+            "winner": ["p1", "p2", "p3", "p1"],
+            "worker_id": ["w1", "w1", "w2", "w3"],
+        }
+    )
+    result = annotator_agreement(votes)
+    assert result.alpha is None and result.n_repeated == 0
+    # a second annotator on the same pair makes it a repeated comparison
+    more = pd.concat([votes, votes.iloc[[0]].assign(worker_id="w2")], ignore_index=True)
+    assert annotator_agreement(more).n_repeated == 1

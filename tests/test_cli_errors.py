@@ -242,7 +242,7 @@ def test_a_malformed_option_is_one_line_too(capsys):
         main(["leaderboard", "--n-resamples", "many"])
     assert exited.value.code == 2
     line = _one_line(capsys)
-    assert "--n-resamples: invalid int value: 'many'" in line
+    assert "--n-resamples: 'many' is not a whole number" in line
     assert "see sts-extras leaderboard --help" in line
 
 

@@ -68,3 +68,30 @@ def test_cli_unknown_dataset_exits_nonzero_with_the_valid_names_and_no_traceback
 def test_cli_unknown_config_for_dscs_is_an_error(config, capsys):
     assert main(["describe", "dscs", "--config", config]) == 2
     assert "valid configs: 'default'" in capsys.readouterr().err
+
+
+def _scores_file(tmp_path, *scores: str):
+    path = tmp_path / "wide.csv"
+    rows = [f"s{index}a,s{index}b,{score}" for index, score in enumerate(scores)]
+    path.write_text("sentence1,sentence2,score\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_score_range_too_wide_for_half_points_gets_ten_bins(tmp_path):
+    """0 to 10^9 in half points would be 2 x 10^9 bins (16 GB of edges): ten bins instead."""
+    from sts_extras.describe import describe_file
+
+    histogram = describe_file(_scores_file(tmp_path, "0", "5", "1e9"))["score"]["histogram"]
+    assert len(histogram["edges"]) == 11 and histogram["edges"][-1] == 1e9
+    assert sum(histogram["counts"]) == 3
+
+
+@pytest.mark.parametrize("scores", [("1e308", "-1e308", "0"), ("1e308", "1e308", "0")])
+def test_scores_whose_statistics_overflow_a_float_are_one_error(tmp_path, capsys, scores):
+    """-1e308 .. 1e308 are finite, but their range, mean or sd is not: an error naming the
+    file (once an OverflowError traceback from the histogram)."""
+    path = _scores_file(tmp_path, *scores)
+    assert main(["describe", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"describe {path}: the scores'" in err and "overflows a 64-bit float" in err

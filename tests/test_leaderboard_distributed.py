@@ -200,6 +200,7 @@ def test_a_cell_found_twice_with_other_scores_is_refused(runs, tmp_path):
     file = next((twin / "predictions").rglob("*_predictions.json"))
     _change_first_score(file)
     _rewrite_manifest_entry(twin, file.relative_to(twin).as_posix())
+    _agree_with_the_scores(twin, file)  # else refused as a cell that disagrees with itself
     with pytest.raises(UserInputError, match="with different results"):
         collect_leaderboard(
             [root / "shard1", twin, root / "shard2"],
@@ -214,6 +215,29 @@ def _change_first_score(file):
     key = "similarity_scores" if scores.get("similarity_scores") else "cosine_scores"
     scores[key][0] = 0.123
     file.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _agree_with_the_scores(folder, file):
+    """Make the cell record and MTEB's result file of the cell whose scores ``file`` holds say
+    the r of those scores (6 decimals in the result file, as MTEB writes), as a whole run on
+    other scores would have."""
+    data = json.loads(file.read_text(encoding="utf-8"))["default"]["test"]
+    scores = data.get("similarity_scores") or data["cosine_scores"]
+    name = file.name.removesuffix("_predictions.json")
+    task = json.loads((folder / f"cells/tasks/{name}.json").read_text(encoding="utf-8"))
+    r = float(pearsonr(scores, task["units"][0]["gold"]).statistic)
+    listed = file.relative_to(folder).as_posix()
+    for cell in (folder / "cells").glob(f"*/{name}.json"):
+        record = json.loads(cell.read_text(encoding="utf-8"))
+        if listed in record.get("files", []):  # (not the task record)
+            record["pearson"]["default/test"] = r
+            cell.write_text(json.dumps(record), encoding="utf-8")
+            _rewrite_manifest_entry(folder, cell.relative_to(folder).as_posix())
+            result = next(f for f in record["files"] if f.endswith(f"/{name}.json"))
+            found = json.loads((folder / result).read_text(encoding="utf-8"))
+            found["scores"]["test"][0]["pearson"] = round(r, 6)
+            (folder / result).write_text(json.dumps(found), encoding="utf-8")
+            _rewrite_manifest_entry(folder, result)
 
 
 def _rewrite_manifest_entry(folder, name):

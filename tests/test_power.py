@@ -249,3 +249,27 @@ def test_cli_reads_observed_values_from_a_leaderboard_json(tmp_path, capsys):
     assert out["power"] == pytest.approx(expected.power)
     with pytest.raises(UserInputError, match="no scores of model 'C'"):
         _run(capsys, "--leaderboard", str(path), "--task", "T", "--model1", "C")
+
+
+R = ["--r1", "0.6", "--r2", "0.5"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([*R, "--r12", "1", "--n", "50"], "--r12 must lie strictly between -1 and 1"),
+        ([*R, "--r12", "0.5", "--n", "3"], "--n must be at least 4"),
+        ([*R, "--r12", "0.5", "--target-power", "1"], "--target-power must lie strictly"),
+        ([*R, "--r12", "0.5", "--n", "50", "--alpha", "1.5"], "--alpha must lie strictly"),
+        ([*R, "--r12", "0.5", "--n", "50", "--method", "x"], "--method must be one of"),
+        ([*R, "--r12", "0.5", "--n", "50", "--simulate", "--simulations", "0"],
+         "--simulations must be at least 1"),
+    ],
+)  # fmt: skip
+def test_cli_errors_name_the_option_typed_not_the_argument(argv, expected):
+    """The power functions name `r12`; the command line names --r12, as it was typed."""
+    parser = argparse.ArgumentParser()
+    power_options.add_arguments(parser)
+    with pytest.raises(UserInputError) as caught:
+        power_cli.run(parser.parse_args(argv))
+    assert str(caught.value).startswith(expected)

@@ -117,6 +117,10 @@ def _workdir(tmp_path: Path) -> Path:
     work = tmp_path / "reader"
     for name in INPUTS:
         shutil.copytree(REPO / name, work / name)
+    # the pages name the outside data as `../shared/data/...`, beside the checkout (not copied)
+    shared = REPO.parent / "shared"
+    if shared.is_dir():
+        (tmp_path / "shared").symlink_to(shared, target_is_directory=True)
     return work
 
 

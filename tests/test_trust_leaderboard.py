@@ -482,6 +482,7 @@ def test_a_full_disk_is_one_line_and_the_previous_report_set_is_kept(
     assert code == 2, err
     line = _one_line(err)
     assert "No space left on device" in line and str(output) in line
+    assert "the previous report set is kept" in line and ".sts-extras-staging" not in line
     assert _files(output) == before  # the earlier set, byte for byte; no staging left
 
 
@@ -622,20 +623,166 @@ def test_a_planted_swap_journal_cannot_move_or_remove_files_elsewhere(tmp_path):
     planted.mkdir()
     (planted / "leaderboard.md").write_text("planted", encoding="utf-8")
     (output / ".sts-extras-staging-x").symlink_to(planted)
+    (output / ".sts-extras-staging-y").mkdir()
+    move = {"direction": "forward", "aside": [], "made": []}
     journals = [
-        {"staging": "../.sts-extras-staging-evil", "files": ["leaderboard.md"], "remove": {}},
-        {"staging": ".sts-extras-staging-x", "files": ["leaderboard.md"], "remove": {}},
-        {
-            "staging": ".sts-extras-staging-y",
-            "files": [],
-            "remove": {"lnk/precious.txt": [4, file_digest(precious)]},
-        },
-        {"staging": "not-ours", "files": [], "remove": {}},
-    ]
+        {**move, "staging": "../.sts-extras-staging-evil", "files": ["leaderboard.md"]},
+        {**move, "staging": ".sts-extras-staging-x", "files": ["leaderboard.md"]},
+        {**move, "staging": ".sts-extras-staging-y", "files": [], "aside": ["lnk/precious.txt"]},
+        {**move, "staging": ".sts-extras-staging-y", "files": ["lnk/precious.txt"]},
+        {**move, "staging": ".sts-extras-staging-y", "files": [], "made": ["lnk/new"]},
+        {**move, "staging": ".sts-extras-staging-y", "files": [], "direction": "back",
+         "aside": ["lnk/precious.txt"]},
+        {**move, "staging": "not-ours", "files": []},
+    ]  # fmt: skip
     for journal in journals:
         (output / COMMIT_JOURNAL).write_text(json.dumps(journal), encoding="utf-8")
         recover_output(output)
         assert precious.read_text(encoding="utf-8") == "mine", journal
+        assert sorted(path.name for path in home.iterdir()) == ["precious.txt"], journal
         assert (planted / "leaderboard.md").is_file(), journal
         assert not (output / "leaderboard.md").exists(), journal
         assert not (output / COMMIT_JOURNAL).exists(), journal
+
+
+# --------------------------------------------------------------------------------------------
+# a shard agrees with itself: scores, cell record and MTEB's result say the same r
+# --------------------------------------------------------------------------------------------
+def _scores_of(shard: Path) -> tuple[dict, list[float], float]:
+    """The prediction record of shard 1's cell, its scores, and the r its cell record says."""
+    data = json.loads((shard / PREDICTION).read_text(encoding="utf-8"))
+    scores = data["default"]["test"]
+    key = "similarity_scores" if scores.get("similarity_scores") else "cosine_scores"
+    record = json.loads((shard / CELL).read_text(encoding="utf-8"))
+    return data, scores[key], record["pearson"]["default/test"]
+
+
+def _set_scores(shard: Path, change) -> None:
+    """Change every score list of the prediction file with ``change`` and list it in the
+    manifest again, as anyone can."""
+    data = json.loads((shard / PREDICTION).read_text(encoding="utf-8"))
+    for key, values in data["default"]["test"].items():
+        if isinstance(values, list):
+            data["default"]["test"][key] = change(values)
+    _rewrite(shard, PREDICTION, data)
+
+
+def _result_file(shard: Path) -> str:
+    return next(
+        path.relative_to(shard).as_posix()
+        for path in (shard / "mteb_results").rglob("DSCS.json")
+        if "avg-cos" in str(path)
+    )
+
+
+def _refused(shards: Path, shard: Path, tmp_path: Path) -> str:
+    with pytest.raises(UserInputError) as caught:
+        collect_leaderboard(
+            [shard, shards / "s2"],
+            settings=LeaderboardSettings(output=tmp_path / "o", figures=False, progress=False),
+        )
+    message = str(caught.value)
+    assert str(shard) in message and "avg-cos (tiny) on DSCS" in message, message
+    assert ".sts-extras-staging" not in message
+    assert not (tmp_path / "o" / "leaderboard.json").exists()
+    return message
+
+
+def test_a_shard_with_negated_scores_and_a_matching_manifest_is_refused(shards, tmp_path):
+    """The attack: negate the per-pair scores and recompute the manifest. The report would say
+    r = +x while the cell record and MTEB's result file say -x; refused, with both numbers."""
+    shard = shutil.copytree(shards / "s1", tmp_path / "shard")
+    _, _, r = _scores_of(shard)
+    _set_scores(shard, lambda values: [-value for value in values])
+    message = _refused(shards, shard, tmp_path)
+    assert f"{-r:+.6f}" in message and f"{r:+.6f}" in message and CELL in message
+
+
+def test_a_shard_with_permuted_scores_is_refused(shards, tmp_path):
+    shard = shutil.copytree(shards / "s1", tmp_path / "shard")
+    _set_scores(shard, lambda values: values[1:] + values[:1])
+    assert "does not agree with itself" in _refused(shards, shard, tmp_path)
+
+
+def test_an_edited_mteb_result_file_with_a_matching_manifest_is_refused(shards, tmp_path):
+    """Scores and cell record untouched; MTEB's result file says another r (6 decimals, as MTEB
+    writes): refused, naming the result file."""
+    shard = shutil.copytree(shards / "s1", tmp_path / "shard")
+    name = _result_file(shard)
+    result = json.loads((shard / name).read_text(encoding="utf-8"))
+    entry = result["scores"]["test"][0]
+    entry["pearson"] = round(-entry["pearson"], 6)
+    _rewrite(shard, name, result)
+    message = _refused(shards, shard, tmp_path)
+    assert name in message and f"{entry['pearson']:+.6f}" in message
+
+
+def test_an_edited_cell_record_pearson_is_refused(shards, tmp_path):
+    shard = shutil.copytree(shards / "s1", tmp_path / "shard")
+    record = json.loads((shard / CELL).read_text(encoding="utf-8"))
+    record["pearson"]["default/test"] += 1e-6
+    _rewrite(shard, CELL, record)
+    assert CELL in _refused(shards, shard, tmp_path)
+
+
+def test_correlations_agree_to_floating_point_error_or_to_the_decimals_written():
+    from sts_extras.leaderboard.run.collect import agrees
+
+    assert agrees(0.19439498219629112, 0.19439498219629117)
+    assert agrees(0.194395, 0.19439498219629112)  # MTEB's 6 decimals
+    assert not agrees(0.1943951, 0.19439498219629112)  # 7 decimals written: held to them
+    assert not agrees(0.19, 0.19439498219629112)  # never more than MTEB's rounding
+    assert not agrees(-0.194395, 0.19439498219629112)
+    assert not agrees(0.0, float("nan"))
+
+
+# --------------------------------------------------------------------------------------------
+# errors name the user's file, never a staging path
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("damage", ["short", "nan", "null"])
+def test_a_bad_plain_prediction_file_is_named_as_given(shards, tmp_path, damage):
+    """A plain MTEB prediction file cut short or holding NaN: the error names that file, never a
+    copy of it in a staging folder (which no longer exists when the message is read)."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    path = plain / "DSCS_predictions.json"
+    data, _, _ = _scores_of(shards / "s1")
+    for values in data["default"]["test"].values():
+        if isinstance(values, list):
+            if damage == "short":
+                values.pop()
+            else:
+                values[3] = None if damage == "null" else float("nan")
+    path.write_text(json.dumps(data, allow_nan=True), encoding="utf-8")
+    settings = LeaderboardSettings(output=tmp_path / "o", figures=False, progress=False)
+    with pytest.raises(UserInputError) as caught:
+        collect_leaderboard([plain], settings=settings)
+    message = str(caught.value)
+    assert str(path) in message and "staging" not in message and "/tmp/tmp" not in message
+    assert ("49 scores" in message) if damage == "short" else ("finite number" in message)
+    code, _, err = _collect(plain, output=tmp_path / "o2")
+    line = _one_line(err)
+    assert code == 2 and str(path) in line and "staging" not in line
+
+
+# --------------------------------------------------------------------------------------------
+# our own records never hold NaN
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_record_with_nan_is_refused_before_it_is_written_and_when_read(shards, tmp_path, value):
+    """A correlation of constant scores (all-zero vectors) is NaN: checked_record refuses such a
+    record before it is written, naming it and the field; one planted in a shard is refused when
+    read, naming the file."""
+    from sts_extras.io.records import RecordError
+    from sts_extras.leaderboard.run.records import CellFile, checked_record
+
+    record = json.loads((shards / "s1" / CELL).read_text(encoding="utf-8"))
+    assert checked_record(CellFile, record, "the cell").pearson == record["pearson"]
+    record["pearson"]["default/test"] = value
+    with pytest.raises(RecordError, match=r"the cell of avg-cos on DSCS: pearson\.default/test"):
+        checked_record(CellFile, record, "the cell of avg-cos on DSCS")
+    shard = shutil.copytree(shards / "s1", tmp_path / "shard")
+    _rewrite(shard, CELL, json.dumps(record, allow_nan=True))
+    with pytest.raises(UnreadableCellsError) as caught:
+        read_cells(shard)
+    assert str(shard / CELL) in str(caught.value)

@@ -4,7 +4,10 @@
   ``trust_pickle=True``;
 * a word2vec binary header must agree with the data (count and size), and a word that is not
   UTF-8 is reported as such; a fastText ``.bin`` vocabulary must fit its file (gensim's reader
-  loops forever on a file cut inside it);
+  loops forever on a file cut inside it) and may not hold a word twice (fastText never writes
+  one; gensim would give the later vectors to the wrong words);
+* a damaged model2vec directory is one error naming it (safetensors and tokenizers raise their
+  own exception types);
 * a SIF counts file may not list a word twice.
 """
 
@@ -157,6 +160,11 @@ def fasttext_bin(tmp_path_factory):
             "latin",
             r"latin\.bin, vocabulary entry \d+ of \d+: the word b'c\\xe4t' is not valid UTF-8",
         ),
+        (  # gensim would give the vectors after the repeat to the wrong words
+            "twice",
+            r"twice\.bin: the word 'dog' is vocabulary entries \d+ and \d+; fastText never "
+            r"writes a word twice, so the file is corrupt",
+        ),
     ],
 )
 def test_fasttext_bin_whose_vocabulary_lies_is_refused_not_hung(
@@ -166,6 +174,8 @@ def test_fasttext_bin_whose_vocabulary_lies_is_refused_not_hung(
         data = fasttext_bin[: fasttext_bin.index(b"cat\0") + 2]
     elif damage == "size":
         data = fasttext_bin[:64] + struct.pack("@i", 2_000_000_000) + fasttext_bin[68:]
+    elif damage == "twice":
+        data = fasttext_bin.replace(b"cat\0", b"dog\0", 1)
     else:  # gensim silently replaces the bytes
         data = fasttext_bin.replace(b"cat\0", b"c\xe4t\0", 1)
     path = tmp_path / f"{damage}.bin"
@@ -182,6 +192,31 @@ def test_fasttext_bin_whose_vocabulary_lies_is_refused_not_hung(
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# ---------------------------------------------------------------- model2vec directories
+@pytest.mark.parametrize(
+    ("files", "reason"),
+    [
+        ({"model.safetensors": b"not safetensors", "tokenizer.json": b'{"model": [1]}'}, "header"),
+        ({"tokenizer.json": b"[]"}, "expected struct Tokenizer"),
+    ],
+    ids=["damaged-safetensors", "tokenizer-is-a-list"],
+)
+def test_a_damaged_model2vec_directory_is_one_error_naming_it(tmp_path, files, reason):
+    """safetensors and tokenizers raise their own exception types (a bare ``Exception``): each
+    becomes an error naming the directory, never a traceback."""
+    from safetensors.numpy import save_file
+
+    folder = tmp_path / "m2v"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "model2vec"}', encoding="utf-8")
+    save_file({"embeddings": np.ones((3, 4), dtype=np.float32)}, str(folder / "model.safetensors"))
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    with pytest.raises(UserInputError, match=f"{folder}: not a readable model2vec model") as caught:
+        WordVectors.load(folder)
+    assert reason in str(caught.value)
 
 
 # ---------------------------------------------------------------- SIF counts

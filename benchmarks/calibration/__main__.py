@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.calibration import report
+from benchmarks.calibration import ranks, report
 from benchmarks.calibration.families import FamilyRow, run_families
 from benchmarks.calibration.families import markdown as families_markdown
 from benchmarks.calibration.suite import (
@@ -56,6 +56,12 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=120,
         help="simulated tasks per family-wise cell (families.py; 0 leaves them out)",
+    )
+    parser.add_argument(
+        "--rank-samples",
+        type=int,
+        default=200,
+        help="replications per cross-task cell (ranks.py; 0 leaves them out)",
     )
     parser.add_argument(
         "--output-dir",
@@ -128,6 +134,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         report.write_page(result, page, choose=choose_method, machine=_machine())
     if family_rows:
         _append_family_section(page, family_rows, args.family_samples, family_seconds)
+    if args.rank_samples > 0 and not args.quick:
+        rank_start, rank_cpu = time.perf_counter(), time.process_time()
+        rank_rows = ranks.run_ranks(samples=args.rank_samples, seed=args.seed)
+        rank_seconds = time.perf_counter() - rank_start
+        ranks.write_rows(rank_rows, table)
+        ranks.write_section(rank_rows, page, rank_seconds, time.process_time() - rank_cpu)
+        print(f"cross-task cells in {rank_seconds:.1f} s")
     print(f"wrote {table}, {page} and {figure} in {time.perf_counter() - start:.0f} s")
     return 0
 

@@ -95,15 +95,21 @@ def _krippendorff(
     import krippendorff
 
     unit_codes, unit_index = np.unique(units, return_inverse=True)
+    worker_codes, worker_index = np.unique(workers, return_inverse=True)
+    # one value per (unit, worker): of a worker judging a unit twice (the pair repeated in the
+    # ballot) the last vote counts; a unit is repeated when two *workers* judged it
+    cell = unit_index.astype(np.int64) * worker_codes.size + worker_index
+    last = cell.size - 1 - np.unique(cell[::-1], return_index=True)[1]
+    unit_index, worker_index, values = unit_index[last], worker_index[last], values[last]
     judged = np.bincount(unit_index, minlength=unit_codes.size)
     repeated = np.flatnonzero(judged >= 2)
     if repeated.size == 0:
         return None, 0
     keep = np.isin(unit_index, repeated)
     column = np.searchsorted(repeated, unit_index[keep])
-    worker_codes, row = np.unique(workers[keep], return_inverse=True)
-    data = np.full((worker_codes.size, repeated.size), np.nan)
-    data[row, column] = values[keep]  # a worker judging a unit twice: the last vote counts
+    kept_workers, row = np.unique(worker_index[keep], return_inverse=True)
+    data = np.full((kept_workers.size, repeated.size), np.nan)
+    data[row, column] = values[keep]
     if np.unique(values[keep]).size < 2:  # one value only: α is 0/0
         return None, int(repeated.size)
     alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))

@@ -10,22 +10,31 @@ the columns ``sentence1``, ``sentence2`` and ``score``. Every problem of a file 
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
-from sts_extras.io.numbers import json_number, parse_number
+from sts_extras.errors import (
+    InputWarning,
+    UserFileNotFoundError,
+    UserInputError,
+    UserInputTypeError,
+)
+from sts_extras.io.numbers import NumberOutOfRangeError, json_number, parse_number
 from sts_extras.io.text import parse_json, read_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
+    "DUPLICATE_PAIRS",
     "MIN_STS_PAIRS",
     "TABLE_SUFFIXES",
+    "DuplicatePairWarning",
     "StsTable",
     "cell_number",
     "csv_text",
@@ -62,16 +71,20 @@ def read_csv_text(path: Path, where: str) -> pd.DataFrame:
 
 
 def parse_csv_text(text: str, path: Path, where: str) -> pd.DataFrame:
-    """:func:`read_csv_text` of a file's ``text`` already read."""
-    import csv
-    import io
+    """:func:`read_csv_text` of a file's ``text`` already read.
 
+    Fields of any length up to the largest file read are accepted
+    (:func:`~sts_extras.io.csv_cells.csv_rows`), and every cell and column name is restored from
+    the spreadsheet-safe form our CSV writers use (:func:`~sts_extras.io.csv_cells.restore_cell`:
+    ``'=x`` is read as ``=x``), so a file we wrote reads back exactly as its table was.
+    """
     import pandas as pd
 
-    try:
-        rows = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
-    except csv.Error as error:
-        raise UserInputError(f"{where}: cannot read it as CSV: {error}") from None
+    from sts_extras.io.csv_cells import csv_rows, restore_rows
+
+    rows = csv_rows(text, where)
+    if "'" in text:  # else no cell was neutralised
+        restore_rows(rows)
     if not rows:
         raise UserInputError(f"{where}: is empty; expected a header line and rows.")
     header = [column.strip() for column in rows[0]]
@@ -153,6 +166,8 @@ def cell_number(value: object, what: str) -> float:
     if isinstance(value, str):
         try:
             return parse_number(value, what)
+        except NumberOutOfRangeError:  # already one line naming the cell: "out of range"
+            raise
         except UserInputError:
             if value.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
                 raise UserInputError(f"{what} {value!r} is not finite.") from None
@@ -273,44 +288,178 @@ class StsTable:
     score_range: tuple[float, float]
 
 
+#: What :func:`read_sts_table` does with a pair given twice (in either order): warn, or refuse.
+DUPLICATE_PAIRS = ("warn", "refuse")
+_STS_COLUMNS = ("sentence1", "sentence2", "score")
+
+
+class DuplicatePairWarning(InputWarning):
+    """A task table holds the same sentence pair twice (in either order); every row is kept."""
+
+
+def _headerless_rows(path: Path, where: str) -> list[list[str]] | None:
+    """The rows of a CSV file without a header line, or None when its first line is a header.
+
+    The rule (stated, not guessed): a first row that names the columns ``sentence1``,
+    ``sentence2`` and ``score`` is a header; a first row of exactly three cells whose third is a
+    number is data, and the file is read as ``sentence1, sentence2, score`` rows (the layout of
+    the STS Benchmark as distributed). Any other first row is a header (and its missing columns
+    are then refused by :func:`read_sts_table`).
+    """
+    from sts_extras.io.csv_cells import csv_rows, restore_cell
+
+    rows = [[restore_cell(cell) for cell in row] for row in csv_rows(read_text(path, where), where)]
+    if not rows:
+        return None
+    first = rows[0]
+    if {column.strip() for column in first} >= set(_STS_COLUMNS) or len(first) != 3:
+        return None
+    try:
+        parse_number(first[2], "score")
+    except UserInputError:
+        return None
+    for index, row in enumerate(rows):
+        if len(row) != 3:
+            raise UserInputError(
+                f"{where}: row {index + 1} (line {index + 1}): {len(row)} cells; a file without a "
+                "header line has three (sentence1, sentence2, score) in every row."
+            )
+    return rows
+
+
+def _pair_key(sentence1: str, sentence2: str) -> tuple[str, str]:
+    """A pair by what it says: the two texts with runs of white space as one space, unordered."""
+    first, second = (" ".join(text.split()) for text in (sentence1, sentence2))
+    return (first, second) if first <= second else (second, first)
+
+
+def _check_duplicate_pairs(
+    sentence1: list[str],
+    sentence2: list[str],
+    scores: np.ndarray,
+    where: str,
+    name_row: Callable[[int], str],
+    duplicate_pairs: str,
+) -> None:
+    """Warn about (or refuse) each pair given twice, in either order, naming both rows."""
+    first: dict[tuple[str, str], int] = {}
+    for index, pair in enumerate(zip(sentence1, sentence2)):
+        key = _pair_key(*pair)
+        if key not in first:
+            first[key] = index
+            continue
+        earlier = first[key]
+        reversed_ = " ".join(sentence1[earlier].split()) != " ".join(pair[0].split())
+        message = (
+            f"{where}: the pair {sentence1[earlier]!r} / {sentence2[earlier]!r} appears twice: "
+            f"{name_row(earlier)} with score {scores[earlier]:g} and {name_row(index)}"
+            f"{', reversed,' if reversed_ else ''} with score {scores[index]:g}"
+        )
+        if duplicate_pairs == "refuse":
+            raise UserInputError(f"{message}; refused (duplicate_pairs='refuse').")
+        warnings.warn(
+            f"{message}; both rows are kept, as MTEB keeps them (duplicate_pairs='refuse' "
+            "refuses such a file).",
+            DuplicatePairWarning,
+            stacklevel=4,
+        )
+
+
 def read_sts_table(
-    path: Path, name: str = "STS file", score_range: tuple[float, float] | None = None
+    path: Path,
+    name: str = "STS file",
+    score_range: tuple[float, float] | None = None,
+    *,
+    duplicate_pairs: str = "warn",
 ) -> StsTable:
     """Read and check an STS dataset: columns ``sentence1``, ``sentence2`` and ``score``.
 
     Parameters
     ----------
     path : pathlib.Path
-        A ``.csv``, ``.jsonl`` or ``.parquet`` file; other columns are ignored.
+        A ``.csv``, ``.jsonl`` or ``.parquet`` file; other columns are ignored. A CSV file may
+        have no header line: a first row of exactly three cells whose third is a number (so it
+        cannot be a header naming the columns) starts the data, read as ``sentence1,
+        sentence2, score`` in every row, as the STS Benchmark is distributed (``test.csv`` of
+        ``stsb-multi-mt``). A first row naming ``sentence1``, ``sentence2`` and ``score`` is a
+        header; any other first row is taken as a header too, and its missing columns refused.
     name : str
         How the file was given (named in the errors).
     score_range : (float, float), optional
         The rating scale; default: the lowest and highest score in the file.
+    duplicate_pairs : {"warn", "refuse"}, default "warn"
+        A pair given twice, in either order (texts compared with runs of white space as one
+        space), is a :class:`DuplicatePairWarning` naming both rows and every row is kept, as
+        MTEB keeps them; ``"refuse"`` makes it an error.
 
     Raises
     ------
     sts_extras.errors.UserInputError
         A missing column, a blank cell, a score that is not a number or not finite, fewer than
         :data:`MIN_STS_PAIRS` pairs, a range whose minimum is not below its maximum (every score
-        equal, or a bad ``score_range``), or a score outside ``score_range``.
+        equal, or a bad ``score_range``), a score outside ``score_range``, a row of a header-less
+        file without three cells, or (``duplicate_pairs="refuse"``) a pair given twice.
+
+    Warns
+    -----
+    DuplicatePairWarning
+        For each pair given twice (``duplicate_pairs="warn"``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, warnings
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "plain.csv").write_text("A cat.,A dog.,2\\nRain.,Sun.,0\\nHi.,Hello.,5\\n")
+    >>> read_sts_table(folder / "plain.csv").frame["score"].tolist()
+    [2.0, 0.0, 5.0]
     """
     import pandas as pd
 
+    if duplicate_pairs not in DUPLICATE_PAIRS:
+        raise UserInputError(
+            f"`duplicate_pairs` must be one of {', '.join(DUPLICATE_PAIRS)}, got "
+            f"{duplicate_pairs!r}."
+        )
     path = Path(path)
     where = f"{name} {path}"
-    frame = read_table(path, name)
-    _require_columns(
-        frame, where, ("sentence1", "sentence2", "score"), "sentence1, sentence2, score"
-    )
+    headerless = None
+    if path.suffix.lower() == ".csv" and path.is_file():
+        headerless = _headerless_rows(path, where)
+    if headerless is not None:
+        frame = pd.DataFrame(headerless, columns=list(_STS_COLUMNS), dtype=object)
+
+        def name_row(index: int) -> str:
+            return f"row {index + 1} (line {index + 1})"
+
+    else:
+        frame = read_table(path, name)
+
+        def name_row(index: int) -> str:
+            return row_name(index, path)
+
+        _require_columns(
+            frame,
+            where,
+            _STS_COLUMNS,
+            "sentence1, sentence2, score (or, in a CSV file without "
+            "a header line, those three cells in every row)",
+        )
     if len(frame) < MIN_STS_PAIRS:
         raise UserInputError(
             f"{where}: holds {len(frame)} pair(s); an STS dataset needs at least {MIN_STS_PAIRS}."
         )
-    sentence1 = _text_column(frame, "sentence1", path, where)
-    sentence2 = _text_column(frame, "sentence2", path, where)
+    if headerless is not None:
+        sentence1, sentence2 = ([row[k].strip() for row in headerless] for k in (0, 1))
+        for column, texts in (("sentence1", sentence1), ("sentence2", sentence2)):
+            blank = next((index for index, text in enumerate(texts) if not text), None)
+            if blank is not None:
+                raise UserInputError(f"{where}: {name_row(blank)}: `{column}` is blank.")
+    else:
+        sentence1 = _text_column(frame, "sentence1", path, where)
+        sentence2 = _text_column(frame, "sentence2", path, where)
     scores = np.empty(len(frame))
     for index, value in enumerate(frame["score"].tolist()):
-        what = f"{where}: {row_name(index, path)}: `score`"
+        what = f"{where}: {name_row(index)}: `score`"
         if (
             value is None
             or (isinstance(value, str) and not value.strip())
@@ -334,9 +483,10 @@ def read_sts_table(
         outside = np.flatnonzero((scores < low) | (scores > high))
         if outside.size:
             raise UserInputError(
-                f"{where}: {row_name(int(outside[0]), path)}: `score` {scores[outside[0]]:g} "
+                f"{where}: {name_row(int(outside[0]))}: `score` {scores[outside[0]]:g} "
                 f"lies outside the score range {low:g}-{high:g}."
             )
+    _check_duplicate_pairs(sentence1, sentence2, scores, where, name_row, duplicate_pairs)
     table = pd.DataFrame({"sentence1": sentence1, "sentence2": sentence2, "score": scores})
     return StsTable(frame=table, score_range=(low, high))
 
@@ -388,5 +538,12 @@ def scored_dataset(
 
 
 def csv_text(frame: pd.DataFrame) -> str:
-    """``frame`` as CSV text without the index."""
-    return str(frame.to_csv(index=False))
+    """``frame`` as CSV text without the index, safe to open in a spreadsheet.
+
+    Text cells that begin with ``= + - @``, tab or CR get a leading ``'``
+    (:func:`~sts_extras.io.csv_cells.frame_csv_text`, OWASP's rule against CSV injection);
+    numbers are written as numbers. :func:`read_csv_text` removes the quote again.
+    """
+    from sts_extras.io.csv_cells import frame_csv_text
+
+    return frame_csv_text(frame)

@@ -15,7 +15,7 @@ Every reader returns one table with a row per vote and the columns ``item_a``, `
 ``mturk``
     An MTurk-style batch-results CSV of a batch whose input was the ballot CSV: one row per
     assignment with ``WorkerId``, ``Input.item_a``, ``Input.item_b``, optionally
-    ``Input.ballot`` and ``AssignmentStatus`` (``Rejected`` rows are skipped), and the answer in
+    ``Input.ballot`` and ``AssignmentStatus`` (rejected assignments are skipped), the answer in
     ``Answer.choice`` (or ``Answer.choice.label``, as a crowd-classifier form names it).
 
 Each file is read once into validated vote records: a Label Studio export through a pydantic
@@ -23,17 +23,38 @@ schema (:class:`LabelStudioTask`, strict types: a ``true`` is no item id), our C
 results through the one CSV reader of :mod:`sts_extras.annotation.tables` (UTF-8 with or
 without a byte-order mark); a ``ballot`` must be a whole number written in plain decimals.
 
-Votes given twice are counted once (:func:`read_vote_files`). Label Studio exports are
-cumulative, so a partial and a later full export of one project (or one export given twice)
-hold the same annotations: an annotation is identified by its id (Label Studio's annotation
-``id``, MTurk's ``AssignmentId``) and by its task and annotator (Label Studio's task ``id``,
-MTurk's ``HITId`` with ``WorkerId``), and a second copy of it is dropped. A row of our CSV (and
-of files without those ids) is identified by its annotator, ballot, pair and answer; as one
-annotator may answer one pair twice within a file (pairs can repeat within a ballot), each such
-vote counts as often as in the file that holds it most often (the union of the files). Votes
-without an annotator cannot be told apart, so only a whole file given twice (same content) is
-dropped. The number of dropped votes is reported (:class:`DuplicateVotesWarning`), or, with
-``strict=True`` (``--strict``), refused.
+Votes are identified by what they say, never by the bytes of their file, so that line endings
+(LF or CRLF), a byte-order mark, JSON key order, number formatting (``7``, ``7.0``, ``"7"``),
+surrounding whitespace and row order do not matter (:func:`read_vote_files`):
+
+* an annotation that carries an id (Label Studio's annotation ``id``, MTurk's ``AssignmentId``)
+  or a task id (Label Studio's task ``id``, MTurk's ``HITId``, our ballots' ``comparison_id``,
+  each with the annotator and the comparison) is one vote wherever it appears: Label Studio
+  exports are cumulative, so a partial and a later full export hold the same annotations;
+* a vote without such ids is identified by its annotator, ballot, pair and answer; as one
+  annotator may answer one pair twice within a ballot (pairs can repeat), each such vote counts
+  as often as in the file that holds it most often (the union of the files);
+* votes without an annotator cannot be told apart, so only a file whose votes are exactly
+  another file's (the same multiset of votes) is dropped;
+* an annotator is one person in every form Label Studio writes: ``completed_by`` ``7``,
+  ``"7"``, ``7.0``, ``{"id": 7, ...}`` and ``{"id": "7"}`` are user ``7``, and an object with
+  only an ``email`` is that user when another object of the files pairs the email with an id
+  (emails are compared in lower case); MTurk's ids are compared in upper case;
+* a rejected MTurk assignment or a cancelled Label Studio annotation counts nowhere, even when
+  an earlier export still holds it as submitted.
+
+A *true duplicate* (the same vote again, with the same answer) counts once, and a
+:class:`DuplicateVotesWarning` names the number dropped and both sources of the first one; with
+``strict=True`` (``--strict``) it is refused. A *conflict*, the same annotation (or, without
+ids, the same annotator, ballot and pair) answered differently in two files, is refused with
+an error naming both sources: which answer is right is for the user to decide (give only the
+latest export), and counting both would give one annotator two votes. (Without ids, the answers
+of one annotator to one pair in one file may be several, as the pair may repeat in a ballot:
+two files conflict when neither holds all the other's answers to it.)
+
+MTurk's ``AssignmentStatus`` is compared without letter case and surrounding spaces:
+``Submitted`` and ``Approved`` assignments count, ``Rejected`` ones are skipped, and any other
+value (or a blank one) is refused, naming the file, the row and the value.
 
 Answers in Label Studio and MTurk files are ``Pair A`` / ``Pair B`` / ``Equally similar``
 (:data:`~sts_extras.annotation.ballots.CHOICES`), or ``A`` / ``B`` / ``tie`` (any letter case;
@@ -42,6 +63,7 @@ the tie label also counts as a tie).
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -52,8 +74,7 @@ from typing import TYPE_CHECKING
 from pydantic import ConfigDict, Field
 
 from sts_extras.annotation.ballots import CHOICE_A, CHOICE_B, CHOICE_TIE
-from sts_extras.errors import UserInputError
-from sts_extras.io.content import content_hash
+from sts_extras.errors import InputWarning, UserInputError
 from sts_extras.io.numbers import parse_number
 from sts_extras.io.records import Record, RecordError, parse_record
 from sts_extras.io.text import parse_json, read_text
@@ -63,6 +84,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
+    "MTURK_STATUSES",
     "VOTE_FORMATS",
     "DuplicateVotesWarning",
     "LabelStudioTask",
@@ -73,11 +95,16 @@ __all__ = [
 
 #: Values of ``--votes-format``; ``auto`` looks at the file's content.
 VOTE_FORMATS = ("auto", "csv", "label-studio", "mturk")
+#: MTurk's assignment statuses (compared without case and surrounding spaces): whether each
+#: assignment's vote counts.
+MTURK_STATUSES = {"submitted": True, "approved": True, "rejected": False}
 _OUR_COLUMNS = ("item_a", "item_b", "winner")
 _MTURK_ANSWERS = ("Answer.choice", "Answer.choice.label")
+# a whole number as Label Studio may write an id: 7, "7", "7.0", " 07 "
+_WHOLE = re.compile(r"[+-]?[0-9]+(?:\.0*)?")
 
 
-class DuplicateVotesWarning(UserWarning):
+class DuplicateVotesWarning(InputWarning):
     """Votes given twice (the same annotation in two files) were counted once."""
 
 
@@ -100,12 +127,12 @@ class _ResultEntry(_Export):
 
 class _User(_Export):
     email: str | None = None
-    id: int | str | None = None
+    id: int | float | str | None = None
 
 
 class _Annotation(_Export):
-    id: int | str | None = None
-    completed_by: int | str | _User | None = None
+    id: int | float | str | None = None
+    completed_by: int | float | str | _User | None = None
     was_cancelled: bool = False
     result: tuple[_ResultEntry, ...] = ()
 
@@ -113,9 +140,10 @@ class _Annotation(_Export):
 class _TaskData(Record):
     # the ballot's columns (sentences too) come back unchanged; only these are read
     model_config = ConfigDict(extra="allow")
-    item_a: str | int
-    item_b: str | int
-    ballot: int | str | None = None
+    item_a: str | int | float
+    item_b: str | int | float
+    ballot: int | float | str | None = None
+    comparison_id: str | int | float | None = None
 
 
 class LabelStudioTask(_Export):
@@ -125,29 +153,56 @@ class LabelStudioTask(_Export):
     ----------
     id : int or str, optional
         Label Studio's task id.
-    data : the ballot row: ``item_a``, ``item_b`` (text or whole numbers), ``ballot``.
+    data : the ballot row: ``item_a``, ``item_b`` (text or whole numbers), ``ballot``,
+        ``comparison_id``.
     annotations : tuple
         Each with ``id``, ``completed_by``, ``was_cancelled`` and ``result``.
     """
 
-    id: int | str | None = None
+    id: int | float | str | None = None
     data: _TaskData
     annotations: tuple[_Annotation, ...] = Field(default=())
 
 
 @dataclass
-class _Votes:
-    """The votes of one file: rows, and per row its identities (for counting it once)."""
+class _Vote:
+    """One vote as read, with what identifies it (its meaning, never its file's bytes)."""
+
+    source: str  # "votes file X: row 3 (line 4)", named in warnings and errors
+    item_a: str
+    item_b: str
+    winner: str
+    ballot: str | None
+    worker: str | None  # canonical annotator id; None without one
+    email: str | None = None  # Label Studio: an annotator known only by email (resolved later)
+    ids: tuple[Hashable, ...] = ()  # ids of the annotation itself
+    tasks: tuple[Hashable, ...] = ()  # ids of its task, unique with the annotator
+
+    def keys(self) -> tuple[Hashable, ...]:
+        """The keys that identify this annotation wherever it appears (none: no ids)."""
+        comparison = (self.ballot, self.item_a, self.item_b)
+        return (*self.ids, *((task, self.worker, *comparison) for task in self.tasks))
+
+    def row(self, columns: set[str]) -> dict[str, str]:
+        row = {"item_a": self.item_a, "item_b": self.item_b, "winner": self.winner}
+        if "ballot" in columns:
+            row["ballot"] = self.ballot or ""
+        if "worker_id" in columns:
+            row["worker_id"] = self.worker or ""
+        return row
+
+
+@dataclass
+class _VoteFile:
+    """The votes of one file, the columns it has, and what it says about other files' votes."""
 
     path: Path
-    rows: list[dict[str, str]]
-    # per row: keys that identify the annotation uniquely (an id): a second copy is dropped
-    unique: list[tuple[Hashable, ...]] = field(default_factory=list)
-    # per row: a key counted as a multiset (a vote may legitimately repeat within a file)
-    repeated: list[Hashable | None] = field(default_factory=list)
-    answers: list[str] = field(default_factory=list)
+    votes: list[_Vote] = field(default_factory=list)
     columns: set[str] = field(default_factory=set)
-    digest: str = ""
+    # ids of annotations withdrawn here (rejected, cancelled): they count in no file
+    withdrawn: set[Hashable] = field(default_factory=set)
+    # Label Studio: email -> user id, from objects that carry both
+    emails: dict[str, str] = field(default_factory=dict)
 
 
 def _fail(path: Path, message: str) -> UserInputError:
@@ -190,12 +245,12 @@ def _answers_hint() -> str:
     return f"expected {CHOICE_A!r}, {CHOICE_B!r} or {CHOICE_TIE!r} (or A, B, tie)"
 
 
-def _ballot(value: int | str, path: Path, where: str) -> str:
-    """A ballot number as canonical text (``"01"``, ``"1.0"`` and ``1`` are ballot ``"1"``)."""
+def _ballot(value: int | float | str, path: Path, where: str) -> str:
+    """A ballot number as canonical text (``"01"``, ``"1.0"``, ``1.0`` and ``1`` are ``"1"``)."""
     if isinstance(value, str):
         number = parse_number(value, f"votes file {path}: {where}: `ballot`")
     else:
-        number = float(value)  # a JSON int (the schema refuses booleans and floats)
+        number = float(value)  # a JSON number (the schema refuses booleans, NaN and infinity)
     if number != int(number) or not 1 <= number <= MAX_BALLOTS:
         raise _fail(
             path, f"{where}: `ballot` {value!r} is not a whole number from 1 to {MAX_BALLOTS}."
@@ -203,10 +258,36 @@ def _ballot(value: int | str, path: Path, where: str) -> str:
     return str(int(number))
 
 
-def _annotator(completed_by: int | str | _User | None) -> str:
+def _label_studio_id(value: int | float | str) -> str:
+    """A Label Studio id (user, task, annotation, item) as text: ``7``, ``7.0``, ``"7"``,
+    ``" 07 "`` are ``"7"``; other text is kept, stripped."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    text = value.strip()
+    return str(int(text.split(".")[0])) if _WHOLE.fullmatch(text) else text
+
+
+def _label_studio_item(value: int | float | str) -> str:
+    """An item id of a Label Studio task: text stays as written (stripped), as the ballot wrote
+    it; a JSON number (Label Studio may turn ``"7"`` into ``7``) is the whole number's text."""
+    return value.strip() if isinstance(value, str) else _label_studio_id(value)
+
+
+def _annotator(completed_by: int | float | str | _User | None) -> tuple[str | None, str | None]:
+    """``(user id, email)`` of a Label Studio ``completed_by``, either possibly None."""
+    if completed_by is None:
+        return None, None
     if isinstance(completed_by, _User):
-        completed_by = completed_by.email or completed_by.id
-    return "" if completed_by is None else str(completed_by).strip()
+        user_id = completed_by.id
+        email = (completed_by.email or "").strip().lower() or None
+        identity = None if user_id is None else _label_studio_id(user_id) or None
+        return identity, email
+    identity = _label_studio_id(completed_by)
+    if "@" in identity:  # an email given in place of the id
+        return None, identity.lower()
+    return identity or None, None
 
 
 def _choice(annotation: _Annotation) -> str | None:
@@ -220,11 +301,11 @@ def _choice(annotation: _Annotation) -> str | None:
     return choices[0] if len(choices) == 1 else None
 
 
-def _read_label_studio(path: Path, text: str, tie_label: str) -> _Votes:
+def _read_label_studio(path: Path, text: str, tie_label: str) -> _VoteFile:
     data = parse_json(text, f"votes file {path}")
     if not isinstance(data, list):
         raise _fail(path, "a Label Studio JSON export is a list of tasks; this is not a list.")
-    votes = _Votes(path, [])
+    votes = _VoteFile(path)
     for number, raw in enumerate(data, start=1):
         task_id = raw.get("id") if isinstance(raw, dict) else None
         where = f"task {number}" + (f" (id {task_id})" if task_id is not None else "")
@@ -242,42 +323,54 @@ def _read_label_studio(path: Path, text: str, tie_label: str) -> _Votes:
             task = parse_record(LabelStudioTask, raw, where)
         except RecordError as error:
             raise _fail(path, str(error)) from None
-        item_a, item_b = str(task.data.item_a).strip(), str(task.data.item_b).strip()
+        item_a, item_b = _label_studio_item(task.data.item_a), _label_studio_item(task.data.item_b)
         ballot = None if task.data.ballot is None else _ballot(task.data.ballot, path, where)
-        for annotation in task.annotations:
+        tasks: list[Hashable] = []
+        if task.id is not None:
+            tasks.append(("label-studio task", _label_studio_id(task.id)))
+        if task.data.comparison_id is not None:
+            tasks.append(("comparison", _label_studio_id(task.data.comparison_id)))
+        for position, annotation in enumerate(task.annotations, start=1):
+            ids: tuple[Hashable, ...] = ()
+            if annotation.id is not None:
+                ids = (("label-studio annotation", _label_studio_id(annotation.id)),)
             if annotation.was_cancelled:
+                votes.withdrawn.update(ids)
                 continue
-            worker = _annotator(annotation.completed_by)
+            worker, email = _annotator(annotation.completed_by)
+            if worker is not None and email is not None:
+                votes.emails.setdefault(email, worker)
+            name = worker or email or "?"
             answer = _choice(annotation)
             winner = _winner(answer, item_a, item_b, tie_label)
             if winner is None:
                 raise _fail(
                     path,
-                    f"{where}, annotation by {worker or '?'}: choice {answer!r} is not an "
+                    f"{where}, annotation by {name}: choice {answer!r} is not an "
                     f"answer of the ballot; {_answers_hint()}.",
                 )
-            if not worker:
+            if worker is None and email is None:
                 raise _fail(path, f"{where}: an annotation has no `completed_by`.")
-            row = {"item_a": item_a, "item_b": item_b, "winner": winner, "worker_id": worker}
-            if "ballot" in raw["data"]:
-                row["ballot"] = ballot or ""
-            votes.columns.update(row)
-            comparison = (ballot, item_a, item_b)
-            unique: list[Hashable] = []
-            if annotation.id is not None:
-                unique.append(("label-studio annotation", str(annotation.id)))
-            if task.id is not None:
-                unique.append(("label-studio task", str(task.id), worker, *comparison))
-            votes.rows.append(row)
-            votes.unique.append(tuple(unique))
-            votes.repeated.append(None if unique else (worker, *comparison, winner))
-            votes.answers.append(winner)
-    if not votes.rows:
+            label = f"annotation {position if annotation.id is None else annotation.id}"
+            votes.votes.append(
+                _Vote(
+                    f"votes file {path}: {where}, {label}",
+                    item_a, item_b, winner, ballot, worker, email, ids, tuple(tasks),
+                )
+            )  # fmt: skip
+            votes.columns.update(("worker_id", *(("ballot",) if "ballot" in raw["data"] else ())))
+    if not votes.votes:
         raise _fail(path, "holds no submitted annotation.")
     return votes
 
 
-def _read_mturk(path: Path, text: str, tie_label: str) -> _Votes:
+def _mturk_id(value: str) -> str:
+    """An MTurk id (worker, assignment, HIT): upper-case letters and digits, as MTurk writes
+    them; compared stripped and in upper case."""
+    return value.strip().upper()
+
+
+def _read_mturk(path: Path, text: str, tie_label: str) -> _VoteFile:
     frame = _read_csv(path, text)
     answer = next((column for column in _MTURK_ANSWERS if column in frame.columns), "")
     missing = [c for c in ("WorkerId", "Input.item_a", "Input.item_b") if c not in frame.columns]
@@ -289,40 +382,56 @@ def _read_mturk(path: Path, text: str, tie_label: str) -> _Votes:
             f"an MTurk batch-results file needs the column(s) {', '.join(missing)} (the batch's "
             "input must be the ballot CSV and the form's answer field named `choice`).",
         )
-    votes = _Votes(path, [])
+    votes = _VoteFile(path, columns={"worker_id"})
+    if "Input.ballot" in frame.columns:
+        votes.columns.add("ballot")
     for index, row in enumerate(frame.to_dict(orient="records")):
         line = f"row {index + 1} (line {index + 2})"
-        if "AssignmentStatus" in row and row["AssignmentStatus"].strip() == "Rejected":
-            continue
+        worker = _mturk_id(row["WorkerId"])
+        ids: tuple[Hashable, ...] = ()
+        if row.get("AssignmentId", "").strip():
+            ids = (("mturk assignment", _mturk_id(row["AssignmentId"])),)
+        tasks: list[Hashable] = []
+        if row.get("HITId", "").strip():
+            tasks.append(("mturk hit", _mturk_id(row["HITId"])))
+        if row.get("Input.comparison_id", "").strip():
+            tasks.append(("comparison", row["Input.comparison_id"].strip()))
         item_a, item_b = row["Input.item_a"].strip(), row["Input.item_b"].strip()
+        ballot = None
+        if "Input.ballot" in row:
+            ballot = _ballot(row["Input.ballot"], path, line)
+        if "AssignmentStatus" in row:
+            status = row["AssignmentStatus"].strip().lower()
+            if status not in MTURK_STATUSES:
+                raise _fail(
+                    path,
+                    f"{line}: AssignmentStatus {row['AssignmentStatus']!r} is not an MTurk "
+                    "assignment status; expected Submitted, Approved or Rejected (rejected "
+                    "assignments are left out).",
+                )
+            if not MTURK_STATUSES[status]:  # its answer may be anything: it is not read
+                rejected = _Vote("", item_a, item_b, "", ballot, worker, None, ids, tuple(tasks))
+                votes.withdrawn.update(rejected.keys())
+                continue
         winner = _winner(row[answer], item_a, item_b, tie_label)
         if winner is None:
             raise _fail(
                 path, f"{line}: {answer} {row[answer]!r} is not an answer; {_answers_hint()}."
             )
-        worker = row["WorkerId"].strip()
         if not worker:
             raise _fail(path, f"{line}: WorkerId is blank.")
-        vote = {"item_a": item_a, "item_b": item_b, "winner": winner, "worker_id": worker}
-        ballot = None
-        if "Input.ballot" in row:
-            ballot = vote["ballot"] = _ballot(row["Input.ballot"], path, line)
-        votes.columns.update(vote)
-        unique: list[Hashable] = []
-        if row.get("AssignmentId", "").strip():
-            unique.append(("mturk assignment", row["AssignmentId"].strip()))
-        if row.get("HITId", "").strip():
-            unique.append(("mturk hit", row["HITId"].strip(), worker))
-        votes.rows.append(vote)
-        votes.unique.append(tuple(unique))
-        votes.repeated.append(None if unique else (worker, ballot, item_a, item_b, winner))
-        votes.answers.append(winner)
-    if not votes.rows:
+        votes.votes.append(
+            _Vote(
+                f"votes file {path}: {line}",
+                item_a, item_b, winner, ballot, worker, None, ids, tuple(tasks),
+            )
+        )  # fmt: skip
+    if not votes.votes:
         raise _fail(path, "holds no assignment that was not rejected.")
     return votes
 
 
-def _read_our_csv(path: Path, text: str) -> _Votes:
+def _read_our_csv(path: Path, text: str) -> _VoteFile:
     if not text.strip():
         raise _fail(
             path,
@@ -339,36 +448,37 @@ def _read_our_csv(path: Path, text: str) -> _Votes:
             "Label Studio exports and MTurk batch results are recognised by their content.",
         )
     columns = [c for c in (*_OUR_COLUMNS, "ballot", "worker_id") if c in frame.columns]
-    votes = _Votes(path, [], columns=set(columns))
-    for index, record in enumerate(frame[columns].to_dict(orient="records")):
-        row: dict[str, str] = {str(column): str(value) for column, value in record.items()}
-        line = f"row {index} (line {index + 2})"
-        if "worker_id" in row and not row["worker_id"].strip():
+    votes = _VoteFile(path, columns=set(columns))
+    ballots: dict[str, str] = {}  # as written -> canonical
+    cells = {column: [str(value).strip() for value in frame[column]] for column in columns}
+    blank = [""] * len(frame)
+    for index, (item_a, item_b, winner, ballot, worker) in enumerate(
+        zip(*(cells.get(column, blank) for column in (*_OUR_COLUMNS, "ballot", "worker_id")))
+    ):
+        line = f"row {index + 1} (line {index + 2})"
+        if "worker_id" in cells and not worker:
             raise _fail(path, f"{line}: `worker_id` is blank.")
-        if "ballot" in row and row["ballot"].strip():
-            row["ballot"] = _ballot(row["ballot"], path, line)
-        worker = row["worker_id"].strip() if "worker_id" in row else None
-        key = tuple(row.get(c, "").strip() for c in ("ballot", "item_a", "item_b", "winner"))
-        votes.rows.append(row)
-        votes.unique.append(())
-        votes.repeated.append(None if worker is None else (worker, *key))
-        votes.answers.append(row["winner"].strip())
+        if ballot and ballot not in ballots:
+            ballots[ballot] = _ballot(ballot, path, line)
+        votes.votes.append(
+            _Vote(
+                f"votes file {path}: {line}", item_a, item_b, winner,
+                ballots[ballot] if ballot else None, worker if "worker_id" in cells else None,
+            )
+        )  # fmt: skip
     return votes
 
 
-def _read(path: Path, vote_format: str, tie_label: str) -> _Votes:
+def _read(path: Path, vote_format: str, tie_label: str) -> _VoteFile:
     path = Path(path)
     text = read_text(path, "votes file")
     if vote_format == "auto":
         vote_format = detect_format(path, text)
     if vote_format == "label-studio":
-        votes = _read_label_studio(path, text, tie_label)
-    elif vote_format == "mturk":
-        votes = _read_mturk(path, text, tie_label)
-    else:
-        votes = _read_our_csv(path, text)
-    votes.digest = content_hash(text)
-    return votes
+        return _read_label_studio(path, text, tie_label)
+    if vote_format == "mturk":
+        return _read_mturk(path, text, tie_label)
+    return _read_our_csv(path, text)
 
 
 def _frame(rows: list[dict[str, str]], columns: list[str]) -> pd.DataFrame:
@@ -393,47 +503,135 @@ def read_votes(path: Path, vote_format: str = "auto", tie_label: str = "tie") ->
     sts_extras.errors.UserInputError
         One line naming the file (and the task or row): unreadable, empty, not the format, a
         missing column or field, an answer that is not one of the choices, a blank annotator,
-        a ``ballot`` that is not a whole number.
+        a ``ballot`` that is not a whole number, an unknown MTurk assignment status.
     """
     return read_vote_files([path], vote_format, tie_label)
 
 
-def _count_once(files: Sequence[_Votes]) -> tuple[list[dict[str, str]], int]:
-    """The rows of ``files`` with every vote counted once, and how many copies were dropped."""
-    kept: list[dict[str, str]] = []
-    dropped = 0
-    first: dict[Hashable, tuple[str, Path]] = {}  # unique key -> (answer, file)
-    counted: Counter[Hashable] = Counter()  # repeated key -> copies kept so far
-    digests: set[str] = set()
+def _resolve_emails(files: Sequence[_VoteFile]) -> None:
+    """Give each Label Studio annotator known only by email the user id another object pairs
+    with that email (in any of the files); otherwise the email is the annotator."""
+    emails: dict[str, str] = {}
     for votes in files:
-        if votes.digest in digests:  # the same content again: nothing new in it
-            dropped += len(votes.rows)
+        for email, user in votes.emails.items():
+            emails.setdefault(email, user)
+    for votes in files:
+        for vote in votes.votes:
+            if vote.worker is None and vote.email is not None:
+                vote.worker = emails.get(vote.email, vote.email)
+
+
+def _meaning(vote: _Vote) -> Hashable:
+    """What a vote says (for comparing whole files)."""
+    return (vote.ids, vote.tasks, vote.worker, vote.ballot, vote.item_a, vote.item_b, vote.winner)
+
+
+@dataclass
+class _Count:
+    """Votes kept, and the copies dropped with the first example (both sources named)."""
+
+    kept: list[_Vote] = field(default_factory=list)
+    dropped: int = 0
+    example: str = ""
+    withdrawn: int = 0
+
+    def drop(self, example: str) -> None:
+        self.dropped += 1
+        self.example = self.example or example
+
+
+def _conflict(first: _Vote, second: _Vote) -> UserInputError:
+    return UserInputError(
+        f"{second.source}: annotator {second.worker or '?'} answers the comparison "
+        f"{second.item_a} / {second.item_b}"
+        + (f" of ballot {second.ballot}" if second.ballot else "")
+        + f" with {second.winner!r}, but {first.source} answers it with {first.winner!r}; "
+        "which is right cannot be told: give only the latest export (or correct one file)."
+    )
+
+
+def _answer_key(vote: _Vote) -> Hashable:
+    """What a vote without ids answers: its annotator's comparison of a pair in a ballot."""
+    return (vote.worker, vote.ballot, vote.item_a, vote.item_b)
+
+
+def _count_once(files: Sequence[_VoteFile]) -> _Count:
+    """The votes of ``files`` with every vote counted once (see the module docs)."""
+    count = _Count()
+    withdrawn = set().union(*(votes.withdrawn for votes in files))
+    first: dict[Hashable, _Vote] = {}  # identity key -> the vote that holds it
+    # votes without ids: (annotator, ballot, pair) and answer -> copies kept, the first of them,
+    # and per (annotator, ballot, pair) the answers kept
+    union: Counter[tuple[Hashable, str]] = Counter()
+    holder: dict[tuple[Hashable, str], _Vote] = {}
+    answered: dict[Hashable, list[str]] = {}
+    meanings: dict[frozenset[tuple[Hashable, int]], Path] = {}
+    for votes in files:
+        meaning = frozenset(Counter(_meaning(vote) for vote in votes.votes).items())
+        if meaning in meanings:  # the same votes again, whatever the bytes
+            example = f"votes file {votes.path} holds the votes of votes file {meanings[meaning]}"
+            for _ in votes.votes:
+                count.drop(example)
             continue
-        digests.add(votes.digest)
-        in_file: Counter[Hashable] = Counter()
-        for row, unique, repeated, answer in zip(
-            votes.rows, votes.unique, votes.repeated, votes.answers
-        ):
-            seen = next((first[key] for key in unique if key in first), None)
-            if seen is not None:
-                if seen[0] != answer:
-                    raise UserInputError(
-                        f"votes files {seen[1]} and {votes.path}: the same annotation answers "
-                        f"{seen[0]!r} in one and {answer!r} in the other; give only the latest "
-                        "export."
-                    )
-                dropped += 1
+        meanings[meaning] = votes.path
+        all_keys = [vote.keys() for vote in votes.votes]
+        here = Counter(
+            (_answer_key(vote), vote.winner)
+            for vote, keys in zip(votes.votes, all_keys)
+            if not keys and vote.worker is not None
+        )
+        for (key, answer), copies in here.items():  # neither holds all the other's answers
+            if key not in answered or copies <= union[key, answer]:
                 continue
-            for key in unique:
-                first[key] = (answer, votes.path)
-            if repeated is not None:
-                in_file[repeated] += 1
-                if in_file[repeated] <= counted[repeated]:
-                    dropped += 1
+            lacking = next((a for a in answered[key] if union[key, a] > here[key, a]), None)
+            if lacking is not None:
+                second = next(
+                    vote for vote in votes.votes
+                    if vote.worker is not None and (_answer_key(vote), vote.winner) == (key, answer)
+                )  # fmt: skip
+                raise _conflict(holder[key, lacking], second)
+        in_file: Counter[tuple[Hashable, str]] = Counter()
+        for vote, keys in zip(votes.votes, all_keys):
+            if any(key in withdrawn for key in keys):
+                count.withdrawn += 1
+                continue
+            seen = next((first[key] for key in keys if key in first), None)
+            if seen is not None:
+                if seen.winner != vote.winner:
+                    raise _conflict(seen, vote)
+                count.drop(f"{vote.source} repeats {seen.source}")
+                continue
+            for key in keys:
+                first[key] = vote
+            if not keys and vote.worker is not None:
+                answer_key = _answer_key(vote)
+                pair = (answer_key, vote.winner)
+                in_file[pair] += 1
+                if in_file[pair] <= union[pair]:
+                    count.drop(f"{vote.source} repeats {holder[pair].source}")
                     continue
-                counted[repeated] += 1
-            kept.append(row)
-    return kept, dropped
+                union[pair] += 1
+                if pair not in holder:
+                    holder[pair] = vote
+                    answered.setdefault(answer_key, []).append(vote.winner)
+            count.kept.append(vote)
+    return count
+
+
+def _overlap_note(files: Sequence[_VoteFile]) -> str:
+    """A note when all the votes of a file without annotators appear in another such file
+    (a partial export?): they cannot be told apart, so both are counted."""
+    anonymous = [votes for votes in files if "worker_id" not in votes.columns]
+    held = [Counter(_meaning(vote) for vote in votes.votes) for votes in anonymous]
+    for i, small in enumerate(held):
+        for j, large in enumerate(held):
+            if i != j and small != large and not small - large:
+                return (
+                    f"every vote of votes file {anonymous[i].path} appears in votes file "
+                    f"{anonymous[j].path} too; without a worker_id column votes cannot be told "
+                    "apart, so both files are counted (give worker_id to count shared votes once)"
+                )
+    return ""
 
 
 def read_vote_files(
@@ -448,7 +646,7 @@ def read_vote_files(
     Either every file has ``ballot`` (``worker_id``) or none has; otherwise an error names the
     file that lacks it. A vote found in several files (see the module docs: Label Studio
     exports are cumulative) is kept once, with a :class:`DuplicateVotesWarning` saying how many
-    copies were dropped.
+    copies were dropped and naming both sources of the first.
 
     Parameters
     ----------
@@ -461,8 +659,15 @@ def read_vote_files(
     ------
     sts_extras.errors.UserInputError
         As :func:`read_votes`; a file without ``ballot``/``worker_id`` beside one with it; one
-        annotation with two different answers in two files; with ``strict``, any vote given
-        twice.
+        annotation (or one annotator's answer to one pair of one ballot) with two different
+        answers in two files, naming both; with ``strict``, any vote given twice.
+
+    Warns
+    -----
+    DuplicateVotesWarning
+        Votes given twice and counted once; votes of an assignment rejected (or an annotation
+        cancelled) in another file, left out; a file without annotators whose votes all appear
+        in another.
     """
     files = [_read(Path(path), vote_format, tie_label) for path in paths]
     for column in ("ballot", "worker_id"):
@@ -473,16 +678,27 @@ def read_vote_files(
                 f"votes file {lacking}: has no `{column}` while another votes file has one; "
                 "give every file the column, or none."
             )
-    rows, dropped = _count_once(files)
-    if dropped:
+    _resolve_emails(files)
+    count = _count_once(files)
+    if count.dropped:
         names = ", ".join(str(path) for path in paths)
         message = (
-            f"{dropped} vote(s) given twice in the votes files ({names}) were counted once "
-            "(the same annotation in two exports, or a file given twice)"
+            f"{count.dropped} vote(s) given twice in the votes files ({names}) were counted "
+            f"once, the first: {count.example}"
         )
         if strict:
             raise UserInputError(f"{message}; --strict refuses them: give each vote once.")
         warnings.warn(message + ".", DuplicateVotesWarning, stacklevel=2)
-    present = set().union(*(votes.columns for votes in files))
-    order = (*_OUR_COLUMNS, "ballot", "worker_id")
-    return _frame(rows, [column for column in order if column in present])
+    if count.withdrawn:
+        warnings.warn(
+            f"{count.withdrawn} vote(s) of assignments rejected (or annotations cancelled) in "
+            "another votes file were left out.",
+            DuplicateVotesWarning,
+            stacklevel=2,
+        )
+    note = _overlap_note(files)
+    if note:
+        warnings.warn(note + ".", DuplicateVotesWarning, stacklevel=2)
+    present = set(_OUR_COLUMNS).union(*(votes.columns for votes in files))
+    order = [column for column in (*_OUR_COLUMNS, "ballot", "worker_id") if column in present]
+    return _frame([vote.row(present) for vote in count.kept], order)

@@ -24,11 +24,16 @@ def print_score(
 ) -> None:
     """Print the ranking (``text``, ``csv`` or ``json``) and, if any, the agreement report.
 
+    The CSV's text cells that begin with ``= + - @``, tab or CR carry a leading ``'`` (OWASP's
+    rule against formula injection, :mod:`sts_extras.io.csv_cells`); numbers stay numbers.
+
     ``n_votes`` is the number of votes scored; ``excluded`` says whether the flagged
     annotators were left out of the scores.
     """
     if output_format == "csv":
-        result.table.to_csv(sys.stdout, index=False)
+        from sts_extras.annotation.tables import csv_text  # text cells spreadsheet-safe
+
+        sys.stdout.write(csv_text(result.table))
         return
     if output_format == "json":
         payload = {

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import sys
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -105,12 +104,13 @@ def _ballot_outputs(
         label_config_path,
         label_studio_tasks,
     )
+    from sts_extras.annotation.tables import csv_text
 
     table = ballot_table(pairs, ballot, texts)
     outputs = {}
     csv_path, tasks_path = files.get(csv_option), files.get("--label-studio-out")
     if csv_path is not None:
-        outputs[csv_option] = (csv_path, str(table.to_csv(index=False)))
+        outputs[csv_option] = (csv_path, csv_text(table))
     if tasks_path is not None:
         outputs["--label-studio-out"] = (tasks_path, label_studio_tasks(table))
         outputs["--label-studio-out config"] = (label_config_path(tasks_path), LABEL_CONFIG)
@@ -252,23 +252,14 @@ def _score(args: argparse.Namespace) -> int:
     from sts_extras.annotation.agreement import annotator_agreement
     from sts_extras.annotation.design import draw_pairs
     from sts_extras.annotation.scoring import score_votes
-    from sts_extras.annotation.tables import read_pairs, scored_dataset
-    from sts_extras.annotation.votes import DuplicateVotesWarning, read_vote_files
+    from sts_extras.annotation.tables import csv_text, read_pairs, scored_dataset
+    from sts_extras.annotation.votes import read_vote_files
     from sts_extras.cli.annotate_report import print_score
 
     alpha = _check_score_options(args)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DuplicateVotesWarning)
-        votes = read_vote_files(
-            args.votes, args.votes_format, args.tie_label.strip(), strict=args.strict
-        )
-    for warning in caught:  # one line each (the duplicates counted once), not a traceback
-        if issubclass(warning.category, DuplicateVotesWarning):
-            print(f"sts-extras annotate score: note: {warning.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )
+    votes = read_vote_files(
+        args.votes, args.votes_format, args.tie_label.strip(), strict=args.strict
+    )
     texts = read_pairs(args.pairs) if args.pairs else None
     items = _read_items(args.items) if args.items else None
     if texts is not None:
@@ -313,11 +304,11 @@ def _score(args: argparse.Namespace) -> int:
             ) from None
     outputs = {}  # everything is computed before the first file is written
     if args.output is not None:
-        outputs["--output"] = (args.output, str(result.table.to_csv(index=False)))
+        outputs["--output"] = (args.output, csv_text(result.table))
     if args.dataset_out is not None:
         assert texts is not None  # checked with the options: --dataset-out needs --pairs
         dataset = scored_dataset(result.table, texts, tuple(args.scale))
-        outputs["--dataset-out"] = (args.dataset_out, str(dataset.to_csv(index=False)))
+        outputs["--dataset-out"] = (args.dataset_out, csv_text(dataset))
     if args.next_pairs is not None or args.label_studio_out is not None:
         if not result.next_items:
             raise UserInputError(

@@ -17,6 +17,11 @@ directly inside it): a folder where a file was expected, a read-only directory. 
 naming the folder, with exit status 1; a repaired cache is one warning line. Any other exception
 is a bug and keeps its traceback (exit status 1).
 
+Output read by a program that stops early (``sts-extras power ... | head -1``) ends the command
+quietly: on a broken pipe, standard output is pointed at ``os.devnull`` (so the flush at exit
+cannot fail again) and the exit status is 1, as the Python documentation recommends
+(:func:`_broken_pipe`); no traceback, no message.
+
 Before a command runs, the folders that MTEB, ``datasets`` and matplotlib write under HOME by
 default are moved into the sts-extras cache when they cannot be written there (a read-only HOME)
 and the user has not set the variable that places them (:func:`steer_home_caches`).
@@ -35,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from sts_extras.errors import CacheError, UserInputError
+from sts_extras.errors import CacheError, InputWarning, UserInputError
 from sts_extras.optional import MissingExtraError
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main", "steer_home_caches"]
@@ -55,6 +60,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "reproduce": (
         "sts_extras.cli.reproduce",
         "Recompute the seed papers' published numbers and print them beside ours.",
+    ),
+    "rank": (
+        "sts_extras.cli.rank",
+        "Rank models across MTEB's STS tasks: published results and your own runs, with "
+        "uncertainty.",
     ),
 }
 
@@ -163,11 +173,10 @@ def _error(command: str, message: object) -> int:
 
 
 @contextlib.contextmanager
-def _one_line_cache_warnings() -> Iterator[None]:
-    """Show a :class:`~sts_extras.integrity.CacheDiscardedWarning` as one line, without the
-    source line Python adds: it reports a repaired cache, not a place in the code."""
-    from sts_extras.integrity import CacheDiscardedWarning  # pydantic: only when a command runs
-
+def _one_line_input_warnings() -> Iterator[None]:
+    """Show an :class:`~sts_extras.errors.InputWarning` (a repeated pair, word or vote; a cache
+    entry rebuilt) as one line, without the source line Python adds: each reports an input, not
+    a place in the code."""
     show = warnings.showwarning
 
     def showwarning(
@@ -178,7 +187,7 @@ def _one_line_cache_warnings() -> Iterator[None]:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:
-        if issubclass(category, CacheDiscardedWarning):
+        if issubclass(category, InputWarning):
             print(f"sts-extras: warning: {message}", file=sys.stderr)
         else:
             show(message, category, filename, lineno, file, line)
@@ -190,14 +199,45 @@ def _one_line_cache_warnings() -> Iterator[None]:
         warnings.showwarning = show
 
 
+def _broken_pipe() -> int:
+    """The reader of standard output has gone: send the rest to ``os.devnull``, exit quietly.
+
+    Python flushes standard output again at exit; pointed at ``os.devnull`` that flush cannot
+    fail, so no ``BrokenPipeError`` is printed there either. Returns the exit status, 1.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (captured in-process)
+        pass
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``sts-extras``; return the exit status (0, 2 for a user error, 130 if interrupted)."""
+    """Run ``sts-extras``; return the exit status (0, 2 for a user error, 1 for a closed output
+    pipe, 130 if interrupted)."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # a broken pipe shows here, not at exit
+    except BrokenPipeError:
+        return _broken_pipe()
+    except SystemExit:  # --help, --version, a usage error: printed by argparse
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _broken_pipe()
+        raise
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)  # imports no library, so steering after it is in time
     steer_home_caches()  # before any library reads its variables
     try:
-        with _one_line_cache_warnings():
+        with _one_line_input_warnings():
             return int(args._run(args) or 0)
     except (UserInputError, MissingExtraError) as error:  # fix the input / install the extra
         return _error(args.command, error)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from sts_extras.cli import choices
+from sts_extras.cli import choices, option_types
 
 __all__ = ["add_arguments", "run", "run_collect"]
 
@@ -74,10 +74,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="directory for the reports (default: %(default)s)",
     )
     # the defaults of the statistics are LeaderboardSettings's (an option left out is not set)
-    parser.add_argument("--seed", type=int, help="bootstrap seed (default: 0)")
+    parser.add_argument(
+        "--seed", type=option_types.whole_number, help="bootstrap seed (default: 0)"
+    )
     parser.add_argument(
         "--n-resamples",
-        type=int,
+        type=option_types.whole_number,
         metavar="N",
         help="bootstrap resamples per task, shared by its models (at least "
         f"{choices.MIN_RESAMPLES}; "
@@ -93,7 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--bins",
-        type=int,
+        type=option_types.whole_number,
         metavar="K",
         help="equal-width bins of the gold scale for the scaled Pearson (default: 3)",
     )
@@ -109,9 +111,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--score-range",
         nargs=2,
-        type=float,
+        type=option_types.number,
         metavar=("MIN", "MAX"),
         help="gold-score range of --task CSV files (default: read from the file)",
+    )
+    parser.add_argument(
+        "--duplicate-pairs",
+        choices=("warn", "refuse"),
+        help="a sentence pair given twice in a --task file: warn, naming both rows, and keep "
+        "both as MTEB does (default), or refuse the file",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     beyond = parser.add_argument_group(
@@ -128,7 +136,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     beyond.add_argument(
         "--workers",
-        type=int,
+        type=option_types.whole_number,
         metavar="N",
         help="run the cells on a local Dask cluster of N worker processes (needs "
         "sts-extras[distributed])",
@@ -182,15 +190,22 @@ def _add_collect_arguments(parser: argparse.ArgumentParser) -> None:
         "for plain MTEB folders (defaults as for a run); sts-extras outputs carry their own, "
         "and a different value is refused",
     )
-    settings.add_argument("--seed", type=int, help="bootstrap seed (default: 0)")
     settings.add_argument(
-        "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default: 10000)"
+        "--seed", type=option_types.whole_number, help="bootstrap seed (default: 0)"
+    )
+    settings.add_argument(
+        "--n-resamples",
+        type=option_types.whole_number,
+        metavar="N",
+        help="bootstrap resamples (default: 10000)",
     )
     _add_method_options(settings, default_shown=False)
     settings.add_argument(
         "--adjust", metavar="METHOD", help="adjustment over all pairs of models of a task"
     )
-    settings.add_argument("--bins", type=int, metavar="K", help="bins of the scaled Pearson")
+    settings.add_argument(
+        "--bins", type=option_types.whole_number, metavar="K", help="bins of the scaled Pearson"
+    )
     settings.add_argument(
         "--round-scores",
         action="store_true",

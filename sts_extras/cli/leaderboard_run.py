@@ -35,6 +35,7 @@ _FIELDS = {
     "adjust": "adjust",
     "round_scores": "round_scores",
     "score_range": "score_range",
+    "duplicate_pairs": "duplicate_pairs",
     "sif": "sif",
     "no_figures": "figures",
     "figure_format": "figure_formats",

@@ -32,8 +32,15 @@ __all__ = ["run"]
 
 
 def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
-    """r1, r2, r12 and n of two models on one task of a leaderboard JSON."""
+    """r1, r2, r12 and n of two models on one task of a leaderboard JSON.
+
+    Every field read is checked for its JSON type (a name is a string, a score a finite number,
+    n a whole number) and named with the file, so a hand-edited or hostile file gives one line,
+    never a ``TypeError``.
+    """
     import numpy as np
+
+    from sts_extras._validation import MAX_SAMPLE_SIZE
 
     path: Path = args.leaderboard
     if path.is_dir():
@@ -43,13 +50,11 @@ def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
     if not path.is_file():
         raise UserFileNotFoundError(f"--leaderboard: no such file: {path}")
     data = read_json(path, "--leaderboard")
-    try:
-        results, tasks = data["results"], data["tasks"]
-    except (KeyError, TypeError) as error:
-        raise UserInputError(
-            f"--leaderboard: {path} is not a leaderboard JSON (no {error})."
-        ) from None
-    if not _list_of_objects(results) or not _list_of_objects(tasks):
+    results = data.get("results") if isinstance(data, dict) else None
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    if not isinstance(results, list) or not isinstance(tasks, list):
+        results = tasks = None  # refused just below
+    if results is None or tasks is None or not _list_of_objects(results + tasks):
         raise UserInputError(
             f"--leaderboard: {path} is not a leaderboard JSON (its 'results' and 'tasks' must "
             "be lists of objects); give a leaderboard.json written by `sts-extras leaderboard`."
@@ -57,36 +62,88 @@ def _from_leaderboard(args: argparse.Namespace) -> dict[str, Any]:
     if not args.task or not args.model1:
         raise UserInputError("--leaderboard needs --task and --model1.")
     settings = data.get("settings")
-    model2 = args.model2 or (settings.get("baseline") if isinstance(settings, dict) else None)
+    if settings is not None and not isinstance(settings, dict):
+        raise UserInputError(
+            f"--leaderboard {path}: `settings` must be an object, got {type(settings).__name__}."
+        )
+    model2 = args.model2
+    if not model2 and isinstance(settings, dict) and settings.get("baseline") is not None:
+        model2 = _text(settings["baseline"], f"--leaderboard {path}: settings: `baseline`")
     if not model2:
         raise UserInputError("--leaderboard: give --model2 (the file names no baseline).")
-    rows = {(row.get("task"), row.get("model")): row for row in results}
-    found = []
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    first: dict[tuple[str, str], int] = {}
+    for index, row in enumerate(results):
+        where = f"--leaderboard {path}: results[{index}]"
+        key = (
+            _text(row.get("task"), f"{where}: `task`"),
+            _text(row.get("model"), f"{where}: `model`"),
+        )
+        if key in first:
+            raise UserInputError(
+                f"{where} repeats model {key[1]!r} on task {key[0]!r} of results[{first[key]}]; "
+                "a leaderboard holds one row per model and task."
+            )
+        first[key], rows[key] = index, row
+    pearson, scores = [], []
     for model in (args.model1, model2):
         row = rows.get((args.task, model))
         if row is None or row.get("pearson") is None or not row.get("scores"):
             raise UserInputError(
                 f"--leaderboard: no scores of model {model!r} on task {args.task!r}."
             )
-        found.append(row)
-    pearson, scores = [], []
-    for model, row in zip((args.model1, model2), found):
         where = f"--leaderboard {path}: model {model!r} on task {args.task!r}:"
-        pearson.append(json_number(row["pearson"], f"{where} `pearson`"))
+        r = json_number(row["pearson"], f"{where} `pearson`")
+        if not -1.0 < r < 1.0:
+            raise UserInputError(
+                f"{where} `pearson` must lie strictly between -1 and 1 (the tests are undefined "
+                f"at |r| = 1), got {r}."
+            )
+        pearson.append(r)
         values = row["scores"]
         if not isinstance(values, list):
             raise UserInputError(f"{where} `scores` is not a list of numbers.")
-        scores.append(np.array([json_number(value, f"{where} `scores`") for value in values]))
+        column = np.array(
+            [json_number(value, f"{where} `scores`[{i}]") for i, value in enumerate(values)]
+        )
+        if column.size < 2 or np.all(column == column[0]):
+            raise UserInputError(
+                f"{where} `scores` are constant ({column.size} equal values): their correlation "
+                "with the other model's, r12, is undefined."
+            )
+        scores.append(column)
     if scores[0].shape != scores[1].shape:
         raise UserInputError(
             f"--leaderboard {path}: the scores of {args.model1!r} and {model2!r} on task "
             f"{args.task!r} differ in length."
         )
-    n = next((task.get("n") for task in tasks if task.get("name") == args.task), None)
-    if n is not None:
-        n = json_count(n, f"--leaderboard {path}: the n of task {args.task!r}", low=1)
+    n = None
+    for index, task in enumerate(tasks):
+        name = _text(task.get("name"), f"--leaderboard {path}: tasks[{index}]: `name`")
+        if name == args.task and task.get("n") is not None:
+            n = json_count(
+                task["n"],
+                f"--leaderboard {path}: the n of task {args.task!r}",
+                low=1,
+                high=MAX_SAMPLE_SIZE,
+            )
+            break
     r12 = float(np.corrcoef(scores[0], scores[1])[0, 1])
+    if not -1.0 < r12 < 1.0:
+        raise UserInputError(
+            f"--leaderboard {path}: the scores of {args.model1!r} and {model2!r} on task "
+            f"{args.task!r} correlate perfectly (r12 = {r12:g}); a test comparing the two is "
+            "undefined."
+        )
     return {"r1": pearson[0], "r2": pearson[1], "r12": r12, "n": n}
+
+
+def _text(value: object, what: str) -> str:
+    """A name field of the leaderboard JSON: a string, else one line naming the field."""
+    if not isinstance(value, str):
+        shown = type(value).__name__ if isinstance(value, (list, dict)) else repr(value)
+        raise UserInputError(f"{what}: expected a name (a string), got {shown}.")
+    return value
 
 
 def _list_of_objects(value: object) -> bool:
@@ -128,8 +185,45 @@ def _check_simulations(simulations: int, n: object) -> None:
         check_simulation_count(simulations, n, name="--simulations")
 
 
+#: The argument names of :mod:`sts_extras.stats.power` -> the options that set them.
+_OPTIONS = {
+    "r1": "--r1",
+    "r2": "--r2",
+    "r12": "--r12",
+    "n": "--n",
+    "power": "--target-power",
+    "alpha": "--alpha",
+    "method": "--method",
+    "alternative": "--alternative",
+    "n_simulations": "--simulations",
+    "seed": "--seed",
+}
+
+
 def run(args: argparse.Namespace) -> int:
-    """Answer the question the options ask; print it as text or JSON."""
+    """Answer the question the options ask; print it as text or JSON.
+
+    An error of :mod:`sts_extras.stats.power` names its argument (`` `r1` ``); here it names the
+    option typed (``--r1``), or the leaderboard file when the value came from it.
+    """
+    try:
+        return _run(args)
+    except UserInputError as error:
+        from_file = {"r1", "r2", "r12"} if args.leaderboard is not None else set()
+        if args.leaderboard is not None and args.n is None:
+            from_file.add("n")
+        message = str(error)
+        for name, option in _OPTIONS.items():
+            if name in from_file and getattr(args, name, None) is None:
+                option = f"{name} of --leaderboard {args.leaderboard}"
+            message = message.replace(f"`{name}`", option)
+        message = message.replace("`--simulations`", "--simulations")
+        if message == str(error):
+            raise
+        raise type(error)(message) from None
+
+
+def _run(args: argparse.Namespace) -> int:
     from sts_extras.stats import power as power_module
 
     _check_counts(args)

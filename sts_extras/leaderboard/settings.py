@@ -42,7 +42,13 @@ from pydantic import (
     model_validator,
 )
 
-from sts_extras._validation import as_float_vector, check_choice, check_count, check_positive_int
+from sts_extras._validation import (
+    as_float_vector,
+    check_choice,
+    check_count,
+    check_positive_int,
+    short_repr,
+)
 from sts_extras.errors import UserInputError, UserInputTypeError
 from sts_extras.io.records import Record
 from sts_extras.limits import MAX_BINS, MAX_RESAMPLES, max_local_workers
@@ -112,7 +118,8 @@ def check_n_resamples(n_resamples: object, argument: str = "`n_resamples`") -> i
     n_resamples = check_positive_int(n_resamples, argument.strip("`"))
     if n_resamples > MAX_RESAMPLES:
         raise UserInputError(
-            f"{argument} {n_resamples} is above the ceiling of {MAX_RESAMPLES} resamples (more "
+            f"{argument} {short_repr(n_resamples)} is above the ceiling of {MAX_RESAMPLES} "
+            "resamples (more "
             "add no precision to the intervals and hold 8 bytes per resample and model; see "
             "docs/reliability.md); use the default 10000."
         )
@@ -161,6 +168,12 @@ def _optional_score_range(value: object) -> tuple[float, float] | None:
     return None if value is None else check_score_range(value)
 
 
+def _duplicate_pairs(value: object) -> str:
+    from sts_extras.annotation.tables import DUPLICATE_PAIRS  # pandas: only when checked
+
+    return check_choice(value, "duplicate_pairs", DUPLICATE_PAIRS)
+
+
 # The statistics' settings, each checked by ONE validator, the same in RunSettings and
 # LeaderboardSettings (and so in every record read back from a folder): as every function of
 # sts-extras checks them.
@@ -187,6 +200,8 @@ Adjust = Annotated[
 Flag = Annotated[bool, BeforeValidator(_flag)]
 #: The gold-score range of task files, (low, high), or None.
 ScoreRange = Annotated[tuple[float, float] | None, BeforeValidator(_optional_score_range)]
+#: A sentence pair given twice in a task file: ``"warn"`` (both rows kept) or ``"refuse"``.
+DuplicatePairs = Annotated[str, BeforeValidator(_duplicate_pairs)]
 
 
 class RunSettings(Record):
@@ -268,6 +283,10 @@ class LeaderboardSettings(Record):
         Round system scores to 3 decimals before every statistic (STSS-131 guidance).
     score_range : (float, float), optional
         The gold-score range of tasks given as files (default: read from the file).
+    duplicate_pairs : {"warn", "refuse"}, default "warn"
+        A sentence pair given twice (in either order) in a task file: a
+        :class:`~sts_extras.annotation.tables.DuplicatePairWarning` naming both rows, every row
+        kept as MTEB keeps them; or ``"refuse"``: an error.
     sif : bool, default False
         SIF-weight the words of the static-vector models.
     figures : bool, default True
@@ -327,6 +346,7 @@ class LeaderboardSettings(Record):
     adjust: Adjust = "holm"
     round_scores: Flag = False
     score_range: ScoreRange = None
+    duplicate_pairs: DuplicatePairs = "warn"
     sif: Flag = False
     figures: Flag = True
     figure_formats: tuple[str, ...] = DEFAULT_FIGURE_FORMATS
@@ -354,6 +374,7 @@ class LeaderboardSettings(Record):
             adjust: str = ...,
             round_scores: bool = ...,
             score_range: Sequence[float] | None = ...,
+            duplicate_pairs: str = ...,
             sif: bool = ...,
             figures: bool = ...,
             figure_formats: str | list[str] | tuple[str, ...] | None = ...,

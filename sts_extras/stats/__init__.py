@@ -10,6 +10,9 @@
 - :mod:`~sts_extras.stats.bootstrap`: fast paired BCa / percentile bootstrap of r1 − r2.
 - :mod:`~sts_extras.stats.model_comparison`: all pairs of many models on one task, rank
   intervals, win probabilities, mean rank across tasks.
+- :mod:`~sts_extras.stats.cross_task`: ranking many models across tasks from task-level scores:
+  a score's uncertainty from n, Friedman/Nemenyi, the Bayesian signed-rank test, rank confidence
+  sets and the set of the best (Mogstad et al. 2024), separable adjacent pairs.
 - :mod:`~sts_extras.stats.power`: power, sample size and minimal detectable difference of the
   dependent-correlation tests.
 - :mod:`~sts_extras.stats.results`: :class:`ConfidenceInterval`, the ``(low, high)`` named tuple
@@ -26,6 +29,8 @@ from sts_extras.stats.bootstrap import *  # noqa: F403
 from sts_extras.stats.bootstrap import __all__ as _bootstrap_all
 from sts_extras.stats.correlation import *  # noqa: F403
 from sts_extras.stats.correlation import __all__ as _correlation_all
+from sts_extras.stats.cross_task import *  # noqa: F403
+from sts_extras.stats.cross_task import __all__ as _cross_task_all
 from sts_extras.stats.dependent import *  # noqa: F403
 from sts_extras.stats.dependent import __all__ as _dependent_all
 from sts_extras.stats.model_comparison import *  # noqa: F403
@@ -49,6 +54,7 @@ __all__ = list(
             *_bootstrap_all,
             *_multiple_all,
             *_model_comparison_all,
+            *_cross_task_all,
             *_power_all,
             *_results_all,
         ]

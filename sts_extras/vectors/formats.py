@@ -7,6 +7,15 @@ vocabulary have been checked here. A malformed
 file raises :class:`~sts_extras.errors.UserInputError` naming the file and the line (or vector); a
 missing file raises :class:`~sts_extras.errors.UserFileNotFoundError`.
 
+A word given twice follows one rule in every format: **the first vector is kept** (as gensim and
+word2vec's own tools do), and a :class:`RepeatedWordsWarning` names the file, each repeated word
+and the two lines (binary files: vector numbers) where it appears. Published files do carry
+repeats (GloVe 840B, some Chinese word2vec sets), so refusing them would make such files
+unusable; the warning makes the choice visible. The vocabulary keeps the first index of a word
+for vectors built in Python too (:class:`~sts_extras.vectors.tokenization.Vocabulary`). fastText
+``.bin`` files are the exception that is no exception: fastText's dictionary is a hash table
+that cannot hold a word twice, so a repeat there means a corrupt file and is refused.
+
 gensim's native files (``.kv``/``.model``, written by ``KeyedVectors.save``) are Python pickles,
 and unpickling runs whatever code the file holds, so :func:`read_keyed_vectors` opens one only
 with ``trust_pickle=True``. Every other reader parses plain data: text, raw float32 (word2vec and
@@ -28,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from sts_extras.errors import UserFileNotFoundError, UserInputError
+from sts_extras.errors import InputWarning, UserFileNotFoundError, UserInputError
 from sts_extras.io.numbers import parse_number
 from sts_extras.io.text import read_json
 from sts_extras.optional import requires_extra
@@ -39,6 +48,7 @@ if TYPE_CHECKING:  # gensim ships no type information: these are names for the r
 
 __all__ = [
     "SAFE_FORMATS",
+    "RepeatedWordsWarning",
     "check_finite",
     "existing_file",
     "file_stem",
@@ -69,6 +79,32 @@ SAFE_FORMATS = (
     "word2vec text or binary, GloVe text, fastText .vec or .bin, a model2vec directory "
     "(safetensors)"
 )
+
+
+class RepeatedWordsWarning(InputWarning):
+    """A vector file gives a word twice; the first vector was kept (see the module docstring)."""
+
+
+#: Repeats named in one warning; the rest are counted.
+_REPEATS_SHOWN = 5
+
+
+def _warn_repeated(path: Path, repeats: list[tuple[str, int, int]], unit: str) -> None:
+    """One :class:`RepeatedWordsWarning` for the repeated words of ``path``: (word, where it
+    came first, where it came again), ``unit`` ``"line"`` or ``"vector"``."""
+    if not repeats:
+        return
+    shown = "; ".join(
+        f"{word!r} on {unit}s {first} and {again}"
+        for word, first, again in repeats[:_REPEATS_SHOWN]
+    )
+    more = len(repeats) - _REPEATS_SHOWN
+    rest = f"; and {more} more" if more > 0 else ""
+    warnings.warn(
+        f"{path}: {len(repeats)} repeated word(s), the first vector of each kept: {shown}{rest}.",
+        RepeatedWordsWarning,
+        stacklevel=4,
+    )
 
 
 def _compressed(path: Path) -> bool:
@@ -127,13 +163,14 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], NDArray[n
 
     Written here rather than calling gensim's text reader because that reader neither checks
     line widths (a line with one value is silently broadcast to the full dimension) nor reports
-    line numbers. Repeated words keep their first vector (as gensim does), with one warning.
+    line numbers. Repeated words keep their first vector (as gensim does), with one
+    :class:`RepeatedWordsWarning` naming each word and both lines.
     """
     words: list[str] = []
     rows: list[NDArray[np.float32]] = []
     lines: list[int] = []
-    seen: set[str] = set()
-    duplicates = 0
+    seen: dict[str, int] = {}  # word -> the line of its kept vector
+    repeats: list[tuple[str, int, int]] = []
     declared: int | None = None
     dim: int | None = None
     with _open_binary(path) as handle:
@@ -171,14 +208,15 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], NDArray[n
                     f"{len(parts) - 1} values, "
                     f"expected {dim} (dimension mismatch)."
                 )
-            if declared is not None and len(words) + duplicates >= declared:
+            if declared is not None and len(words) + len(repeats) >= declared:
                 raise UserInputError(
                     f"{path}, line {number}: more vectors than the {declared} the header declares."
                 )
             try:
                 if _NOT_DECIMAL.search(line.rstrip(), len(parts[0]) + 1) is not None:
                     raise ValueError("not a plain decimal")
-                vector = np.array(parts[1:], dtype=np.float32)
+                with np.errstate(over="ignore"):  # beyond float32: inf, named below
+                    vector = np.array(parts[1:], dtype=np.float32)
             except ValueError:
                 bad = next(value for value in parts[1:] if not _is_float(value))
                 if bad.lower().lstrip("+-") in ("nan", "inf", "infinity"):
@@ -189,17 +227,17 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], NDArray[n
                     f"{path}, line {number}: {bad[:30]!r} is not a number."
                 ) from None
             if parts[0] in seen:
-                duplicates += 1
+                repeats.append((parts[0], seen[parts[0]], number))
                 continue
-            seen.add(parts[0])
+            seen[parts[0]] = number
             words.append(parts[0])
             rows.append(vector)
             lines.append(number)
-    if declared is not None and len(words) + duplicates < declared:
+    if declared is not None and len(words) + len(repeats) < declared:
         raise UserInputError(
             f"{path}, line {(lines[-1] if lines else 1) + 1}: the header declares "
             f"{declared} vectors "
-            f"but the file ends after {len(words) + duplicates}."
+            f"but the file ends after {len(words) + len(repeats)}."
         )
     if not words:
         raise UserInputError(f"{path}: no word vectors found (empty vocabulary).")
@@ -208,13 +246,11 @@ def read_text_vectors(path: Path, *, header: bool) -> tuple[list[str], NDArray[n
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
         raise UserInputError(
-            f"{path}, line {lines[row]}: the vector of {words[row]!r} holds NaN or inf."
+            # "nan" and "inf" are refused as words above: this is a decimal beyond float32
+            f"{path}, line {lines[row]}: the vector of {words[row]!r} holds a value out of range "
+            "(vectors are float32: at most ±3.4e38)."
         )
-    if duplicates:
-        warnings.warn(
-            f"{path}: {duplicates} repeated word(s); the first vector of each was kept.",
-            stacklevel=3,
-        )
+    _warn_repeated(path, repeats, "line")
     return words, table
 
 
@@ -359,7 +395,8 @@ def read_word2vec_binary(path: Path) -> tuple[list[str], NDArray[np.float32]]:
     Here a header promising more data than the file holds is refused before any allocation (for a
     compressed file the table grows with the data instead), data after the declared vectors is
     an error, and a bad word is named by its vector number. Repeated words keep their first
-    vector (as gensim does), with one warning.
+    vector (as gensim does), with one :class:`RepeatedWordsWarning` naming each word and both
+    vector numbers.
     """
     compressed = _compressed(path)
     with _open_binary(path) as handle:
@@ -375,8 +412,9 @@ def read_word2vec_binary(path: Path) -> tuple[list[str], NDArray[np.float32]]:
             )
         table: NDArray[np.float32] | None = None  # allocated once a first vector has been read
         words: list[str] = []
-        seen: set[str] = set()
+        seen: dict[str, int] = {}  # word -> the entry of its kept vector
         skipped: list[int] = []  # entries of repeated words
+        repeats: list[tuple[str, int, int]] = []
         stream = _ByteStream(handle)
         for entry in range(1, count + 1):
             found = _binary_entry(stream, path, entry, dim)
@@ -397,10 +435,11 @@ def read_word2vec_binary(path: Path) -> tuple[list[str], NDArray[np.float32]]:
                 ) from None
             if word in seen:
                 skipped.append(entry)
+                repeats.append((word, seen[word], entry))
                 continue
             if table is None or len(words) == len(table):
                 table = _grown(table, count, dim, compressed=compressed)
-            seen.add(word)
+            seen[word] = entry
             table[len(words)] = np.frombuffer(vector, dtype="<f4")
             words.append(word)
         extra = _extra_data(stream, path, count, dim)
@@ -421,11 +460,7 @@ def read_word2vec_binary(path: Path) -> tuple[list[str], NDArray[np.float32]]:
         raise UserInputError(
             f"{path}, vector {entry}: the vector of {words[row]!r} holds NaN or inf."
         )
-    if skipped:
-        warnings.warn(
-            f"{path}: {len(skipped)} repeated word(s); the first vector of each was kept.",
-            stacklevel=3,
-        )
+    _warn_repeated(path, repeats, "vector")
     return words, table
 
 
@@ -487,6 +522,7 @@ def _check_fasttext_layout(path: Path) -> None:
                 f"{10 * size} bytes, but only {left} bytes follow (a corrupt header, or a "
                 "truncated file)."
             )
+        entries: dict[bytes, int] = {}  # word -> its vocabulary entry
         for entry in range(1, size + 1):
             word = stream.until(b"\0", _MAX_WORD_BYTES)
             if word is None or not stream.skip(9):  # int64 count, int8 entry type
@@ -506,6 +542,13 @@ def _check_fasttext_layout(path: Path) -> None:
                     f"{path}, vocabulary entry {entry} of {size}: the word {word[:40]!r} is not "
                     f"valid UTF-8 ({error.reason} at byte {error.start})."
                 ) from None
+            if word in entries:  # fastText's hash-table dictionary never writes a word twice
+                raise UserInputError(
+                    f"{path}: the word {word.decode('utf-8')!r} is vocabulary entries "
+                    f"{entries[word]} and {entry}; fastText never writes a word twice, so the "
+                    "file is corrupt (its vectors would be assigned to the wrong words)."
+                )
+            entries[word] = entry
         shape = stream.take(1 + 16) if stream.skip(8 * max(prune_pairs, 0)) else None
         if shape is None:
             raise UserInputError(f"{path}: the file ends before the fastText input matrix.")

@@ -26,6 +26,7 @@ from sts_extras.io.model_sources import resolve_sentence_transformer
 from sts_extras.optional import requires_extra
 from sts_extras.vectors.distill import distilled_model_dir
 from sts_extras.vectors.formats import (
+    RepeatedWordsWarning,
     check_finite,
     existing_file,
     file_stem,
@@ -130,6 +131,7 @@ class WordVectors:
             )
         if not isinstance(name, str) or not name.strip():
             raise UserInputError(f"`name` must be a non-empty string, got {name!r}.")
+        _warn_repeated_words(words, name)
         self.name = name
         self.source = source or name
         self._table: NDArray[np.floating] = table
@@ -486,8 +488,13 @@ class WordVectors:
 
             try:
                 model = StaticModel.from_pretrained(str(path), force_download=False)
-            except (OSError, ValueError, KeyError) as error:
-                raise UserInputError(f"{path}: not a readable model2vec model ({error}).") from None
+            # safetensors and tokenizers raise their own types (SafetensorError, a bare
+            # Exception) for a damaged file: every failure is this directory's
+            except Exception as error:  # noqa: BLE001
+                reason = " ".join(str(error).split())[:300]
+                raise UserInputError(
+                    f"{path}: not a readable model2vec model ({reason})."
+                ) from None
             label, source = name or file_stem(path), str(path)
         else:
             model = path_or_model
@@ -499,13 +506,19 @@ class WordVectors:
                 name or (getattr(model, "base_model_name", None) or "model2vec") + "-static",
                 None,
             )
-        table = np.asarray(model.embedding)
-        if table.dtype == np.float16 or not np.issubdtype(table.dtype, np.floating):
-            table = table.astype(np.float32)
-        if getattr(model, "token_mapping", None) is not None:
-            table = table[np.asarray(model.token_mapping)]
-        if getattr(model, "weights", None) is not None:
-            table = table * np.asarray(model.weights, dtype=table.dtype)[:, None]
+        try:
+            table = np.asarray(model.embedding)
+            if table.dtype == np.float16 or not np.issubdtype(table.dtype, np.floating):
+                table = table.astype(np.float32)
+            if getattr(model, "token_mapping", None) is not None:
+                table = table[np.asarray(model.token_mapping)]
+            if getattr(model, "weights", None) is not None:
+                table = table * np.asarray(model.weights, dtype=table.dtype)[:, None]
+        except (TypeError, ValueError, IndexError) as error:  # a mapping past the table, ...
+            raise UserInputError(
+                f"{source or label}: the model2vec embeddings, token mapping and weights do not "
+                f"fit together ({' '.join(str(error).split())[:200]})."
+            ) from None
         return cls(
             list(model.tokens),
             table,
@@ -667,6 +680,27 @@ class WordVectors:
     def _with_source(self, source: str) -> WordVectors:
         self.source = source
         return self
+
+
+def _warn_repeated_words(words: Sequence[str], name: str) -> None:
+    """The rule of the vector files for words given in Python: a repeated word's first vector is
+    the one looked up (:class:`~sts_extras.vectors.tokenization.Vocabulary`), with one
+    :class:`~sts_extras.vectors.formats.RepeatedWordsWarning` naming the positions (0-based)."""
+    first: dict[str, int] = {}
+    repeats = []
+    for index, word in enumerate(words):
+        if word in first:
+            repeats.append(f"{word!r} at {first[word]} and {index}")
+        else:
+            first[word] = index
+    if repeats:
+        more = f"; and {len(repeats) - 5} more" if len(repeats) > 5 else ""
+        warnings.warn(
+            f"the words of {name!r}: {len(repeats)} repeated word(s), the first vector of each "
+            f"kept: {'; '.join(repeats[:5])}{more}.",
+            RepeatedWordsWarning,
+            stacklevel=4,
+        )
 
 
 def _subword_identity(kv: FastTextKeyedVectors) -> str:

@@ -209,6 +209,9 @@ def from_csv(
     path: str | os.PathLike,
     name: str | None = None,
     score_range: tuple[float, float] | None = None,
+    *,
+    mteb_task: str | None = None,
+    duplicate_pairs: str = "warn",
 ) -> AbsTaskSTS:
     """An MTEB STS task whose test split is your file.
 
@@ -217,27 +220,46 @@ def from_csv(
     path : str or os.PathLike
         A ``.csv``, ``.jsonl`` or ``.parquet`` file with the columns ``sentence1``,
         ``sentence2`` and ``score`` (other columns are ignored), such as the dataset written by
-        ``sts-extras annotate score --dataset-out``.
+        ``sts-extras annotate score --dataset-out``. A CSV file may have no header line (a first
+        row of three cells whose third is a number: see
+        :func:`sts_extras.annotation.tables.read_sts_table`).
     name : str, optional
         The task's name in MTEB's results (default: the file name without its suffix).
     score_range : (float, float), optional
         The rating scale (``min_score``, ``max_score``); default: the lowest and highest score
         of the file.
+    mteb_task : str, optional
+        The name of an MTEB STS task with one subset (e.g. ``"STSBenchmark"``) whose data the
+        file holds: the task then *is* that task with local data -- its name, main score
+        (``cosine_spearman``), split, languages and score range (``min_score``/``max_score``,
+        0-5) are MTEB's, so its results sit beside MTEB's published ones as the same task; only
+        the dataset (this file and its content hash as revision) differs. ``name`` and a
+        ``score_range`` other than MTEB's are refused with it.
+    duplicate_pairs : {"warn", "refuse"}, default "warn"
+        A pair given twice in the file (in either order): a warning naming both rows, every row
+        kept as MTEB keeps them, or an error.
 
     Returns
     -------
     mteb.abstasks.sts.AbsTaskSTS
         A task object (not registered by name), with main score ``pearson`` and language
-        ``eng-Latn``. Its dataset revision is the content hash (32 hex digits of
-        :data:`~sts_extras.io.content.CONTENT_HASH`) of the file's bytes, so MTEB's result cache
-        and sts-extras' caches tell an edited file from the old one. The file is read and checked
-        now; later edits do not change the task.
+        ``eng-Latn`` (or, with ``mteb_task``, MTEB's metadata of that task). Its dataset revision
+        is the content hash (32 hex digits of :data:`~sts_extras.io.content.CONTENT_HASH`) of the
+        file's bytes, so MTEB's result cache and sts-extras' caches tell an edited file from the
+        old one. The file is read and checked now; later edits do not change the task.
 
     Raises
     ------
     sts_extras.errors.UserInputError
         A file that is missing or unreadable, lacks a column, has a blank cell, a score that is
-        not a finite number, fewer than 3 pairs or an empty score range; a blank ``name``.
+        not a finite number, fewer than 3 pairs or an empty score range; a blank ``name``; an
+        ``mteb_task`` that is not an MTEB STS task with one subset; with
+        ``duplicate_pairs="refuse"``, a pair given twice.
+
+    Warns
+    -----
+    sts_extras.annotation.tables.DuplicatePairWarning
+        A pair given twice (``duplicate_pairs="warn"``).
 
     Examples
     --------
@@ -248,32 +270,86 @@ def from_csv(
     >>> task = from_csv(folder / "mini.csv")
     >>> task.metadata.name, task.min_score, task.max_score
     ('mini', 0.0, 5.0)
+    >>> task = from_csv(folder / "mini.csv", mteb_task="STSBenchmark")
+    >>> task.metadata.name, task.metadata.main_score, task.min_score, task.max_score
+    ('STSBenchmark', 'cosine_spearman', 0.0, 5.0)
     """
     from sts_extras.annotation.tables import read_sts_table
     from sts_extras.errors import UserInputError
 
     path = Path(path)
-    table = read_sts_table(path, "--task", score_range)
-    task_name = path.stem if name is None else str(name).strip()
-    if not task_name:
-        raise UserInputError(f"--task {path}: the task name is blank; give a name.")
+    template = None if mteb_task is None else _mteb_sts_task(mteb_task, path)
+    if template is not None:
+        mteb_range = (float(template.min_score), float(template.max_score))
+        if name is not None and str(name).strip() != template.metadata.name:
+            raise UserInputError(
+                f"--task {mteb_task}={path}: the task is MTEB's {template.metadata.name}; it "
+                f"cannot also be named {name!r}."
+            )
+        if score_range is not None and tuple(float(end) for end in score_range) != mteb_range:
+            raise UserInputError(
+                f"--score-range {score_range[0]:g} {score_range[1]:g}: the task "
+                f"{template.metadata.name} has MTEB's score range {mteb_range[0]:g}-"
+                f"{mteb_range[1]:g}; leave --score-range out."
+            )
+        score_range = mteb_range
+    table = read_sts_table(path, "--task", score_range, duplicate_pairs=duplicate_pairs)
     revision = content_hash(path.read_bytes())
     low, high = table.score_range
-    metadata = TaskMetadata(
-        name=task_name,
-        dataset={"path": str(path.resolve()), "revision": revision},
-        description=f"Sentence pairs with similarity scores ({low:g}-{high:g}) from {path.name}.",
-        reference=None,
-        date=None,
-        domains=None,
-        license=None,
-        **_english_sts_fields(),
-        sample_creation=None,
-        bibtex_citation="",
-    )
+    if template is not None:
+        metadata = template.metadata.model_copy(
+            update={
+                "dataset": {"path": str(path.resolve()), "revision": revision},
+                "description": f"{template.metadata.description} (local data: {path.name})",
+            }
+        )
+        task_name = metadata.name
+    else:
+        task_name = path.stem if name is None else str(name).strip()
+        if not task_name:
+            raise UserInputError(f"--task {path}: the task name is blank; give a name.")
+        metadata = TaskMetadata(
+            name=task_name,
+            dataset={"path": str(path.resolve()), "revision": revision},
+            description=f"Sentence pairs with similarity scores ({low:g}-{high:g}) from "
+            f"{path.name}.",
+            reference=None,
+            date=None,
+            domains=None,
+            license=None,
+            **_english_sts_fields(),
+            sample_creation=None,
+            bibtex_citation="",
+        )
     class_name = "FileSTS_" + re.sub(r"\W", "_", task_name)
     attributes = {"metadata": metadata, "min_score": low, "max_score": high, "_frame": table.frame}
     return type(class_name, (_FileSTSTask,), attributes)()
+
+
+def _mteb_sts_task(name: str, path: Path) -> AbsTaskSTS:
+    """MTEB's STS task ``name`` (any letter case), whose metadata a file task takes over."""
+    import mteb
+
+    from sts_extras.errors import UserInputError
+    from sts_extras.integrations.mteb.internals import task_registry
+
+    by_lower = {known.lower(): known for known in task_registry()}
+    found = by_lower.get(str(name).strip().lower())
+    if found is None or found in TASKS:
+        raise UserInputError(
+            f"--task {name}={path}: {name!r} is not an MTEB STS task; write NAME=FILE with the "
+            "name of one (e.g. STSBenchmark), or give the file alone."
+        )
+    task = mteb.get_task(found)
+    if not isinstance(task, AbsTaskSTS) or task.metadata.type != "STS":
+        raise UserInputError(f"--task {name}={path}: {found} is not an MTEB STS task.")
+    if len(task.hf_subsets) != 1 or len(task.metadata.eval_splits) != 1:
+        raise UserInputError(
+            f"--task {name}={path}: {found} has {len(task.hf_subsets)} subsets and "
+            f"{len(task.metadata.eval_splits)} splits; a file gives one (use an MTEB STS task "
+            "with one subset, e.g. STSBenchmark)."
+        )
+    return task
 
 
 # Importing the tasks registers them (and, through sts_extras.integrations.mteb.models, our models),

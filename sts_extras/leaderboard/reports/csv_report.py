@@ -8,6 +8,12 @@ procedure the task used (``auto`` resolved) and ``adjust`` the adjustment. Each 
 what the calibration suite measured for the task's method at its n (``measured_size``,
 ``measured_coverage``, ``calibrated``; empty where it was not measured). Written through a
 temporary file and a rename.
+
+Safe to open in a spreadsheet: the text cells (``task``, ``model``, ``method``, ``adjust``,
+``error``) that begin with ``= + - @``, tab or CR carry a leading ``'`` (OWASP's rule against
+formula injection, :func:`~sts_extras.io.csv_cells.neutralise_cell`; read one back with
+:func:`~sts_extras.io.csv_cells.restore_cell`). Numbers, a negative Δr included, and the
+``;``-joined lists of numbers (``bin_r``) are written as they are.
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ import csv
 import io
 from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
 from sts_extras.integrity import atomic_write_text
+from sts_extras.io.csv_cells import neutralise_cell
 from sts_extras.leaderboard.reports.tables import result_record
 from sts_extras.leaderboard.scoring import ComparisonStats, LeaderboardResult, TaskScores
 
@@ -66,6 +74,11 @@ def _join(values: tuple[object, ...]) -> str:
     return ";".join("" if value is None else repr(value) for value in values)
 
 
+def _text(value: str | None) -> str | None:
+    """A text cell (a name, a message): spreadsheet-safe."""
+    return None if value is None else neutralise_cell(value)
+
+
 def _csv_value(value: object) -> object:
     if value is None:
         return ""
@@ -112,11 +125,11 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                 values = result_record(row)
                 low, high = comparison.confidence_interval or (None, None)
                 record = (
-                    values["task"],
+                    _text(values["task"]),
                     values["rank"],
                     values["rank_low"],
                     values["rank_high"],
-                    values["model"],
+                    _text(values["model"]),
                     row.model == result.baseline,
                     values["n"],
                     values["pearson"],
@@ -133,15 +146,15 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                     high,
                     comparison.significant,
                     comparison.confidence_level,
-                    comparison.method,
-                    result.settings.get("adjust") if comparison.method else None,
+                    _text(comparison.method),
+                    _text(cast(str, result.settings.get("adjust")) if comparison.method else None),
                     comparison.statistic,
                     comparison.pvalue,
                     comparison.pvalue_adjusted,
                     size,
                     coverage,
                     calibrated,
-                    values["error"] or comparison.error,
+                    _text(values["error"] or comparison.error),
                 )
                 writer.writerow([_csv_value(value) for value in record])
         atomic_write_text(path, handle.getvalue())

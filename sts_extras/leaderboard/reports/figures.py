@@ -74,6 +74,9 @@ OKABE_ITO = (
 _BETTER, _WORSE = "#0072B2", "#D55E00"  # forest plot: Δr above / below 0
 
 _STYLE: dict[str, Any] = {
+    # names come from outside: "$...$" in a model or task name is text, never mathtext (which
+    # would fail to draw on "$\foo$"); the figures' own texts use no "$"
+    "text.parse_math": False,
     "font.size": FONT_SIZE,
     "axes.titlesize": FONT_SIZE + 1,
     "axes.labelsize": FONT_SIZE,

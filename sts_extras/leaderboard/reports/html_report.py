@@ -255,7 +255,7 @@ def to_html(
             out.append(f"<p class='note'>Bins (gold score): {tables.bin_ranges(edges)}.</p>")
         out += [
             f"<p class='note'>{html.escape(line)}</p>"
-            for line in tables.pairwise_lines(result, task.name)
+            for line in tables.pairwise_lines(result, task.name, escape=lambda text: text)
         ]
         out += _matrix(result, task.name)
         name = slug(task.name)

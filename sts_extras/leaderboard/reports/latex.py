@@ -7,8 +7,9 @@ seed, the method the unit used and its measured level, the adjustment) and a
 ``\\label`` (``tab:leaderboard-<unit>``), then the mean rank across units. The file holds only
 the tables: ``\\input{leaderboard.tex}`` it from a document whose preamble loads ``booktabs``
 (and ``graphicx``, which nearly every paper loads); it compiles with plain ``pdflatex``. Model
-names and messages are escaped, so any name prints as it is (characters outside Latin scripts
-need a Unicode engine such as ``lualatex``).
+names and messages are escaped, so any name prints as it is (control characters as their code
+points, ``<U+000A>``; characters outside Latin scripts need a Unicode engine such as
+``lualatex``).
 
 Every table fits the line it is set in: a one-column ``article`` (345 pt), both columns of a
 two-column paper for the unit tables (``table*``) and one column (about 230-250 pt) for the
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from sts_extras.integrity import atomic_write_text
 from sts_extras.io.paths import file_name as slug
+from sts_extras.io.report_text import show_controls
 from sts_extras.leaderboard.reports import tables
 from sts_extras.leaderboard.scoring import LeaderboardResult
 
@@ -83,9 +85,11 @@ _HEADER = (
 
 
 def escape(text: str) -> str:
-    """``text`` for LaTeX's text mode: special characters escaped, the reports' symbols
-    (—, †, ρ, Δ, ≤, ...) as LaTeX commands; other characters unchanged."""
-    return _SPECIAL.sub(lambda match: _REPLACEMENTS[match.group(0)], text)
+    """``text`` for LaTeX's text mode: control characters shown as their code points
+    (:func:`~sts_extras.io.report_text.show_controls`: a line break in a name would end the
+    table row's paragraph), special characters escaped, the reports' symbols (—, †, ρ, Δ, ≤,
+    ...) as LaTeX commands; other characters unchanged."""
+    return _SPECIAL.sub(lambda match: _REPLACEMENTS[match.group(0)], show_controls(text))
 
 
 def table_label(task: str) -> str:

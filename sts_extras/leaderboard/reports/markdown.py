@@ -116,10 +116,11 @@ def to_markdown(
         )
     for task in result.tasks:
         low, high = task.score_range
-        out += ["", f"## {task.name} — {task.gold.size} pairs, gold {low:g}–{high:g}", ""]
-        decisions = decision_line(result, task.name)
+        heading = f"## {escape_markdown(task.name)} — {task.gold.size} pairs"
+        out += ["", f"{heading}, gold {low:g}–{high:g}", ""]
+        decisions = decision_line(result, task.name)  # our words: methods, numbers
         if decisions:
-            out += [escape_markdown(decisions), ""]
+            out += [decisions, ""]
         out.append(task_table(result, task.name))
         edges = result.bin_edges(task.name)
         if edges:

@@ -20,6 +20,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from sts_extras.io.report_text import escape_markdown
 from sts_extras.leaderboard.scoring import (
     ComparisonStats,
     LeaderboardResult,
@@ -84,11 +85,6 @@ def bin_ranges(edges: tuple[float, ...]) -> str:
         closing = "]" if index == len(edges) - 2 else ")"
         parts.append(f"[{_edge(edges[index])}, {_edge(edges[index + 1])}{closing}")
     return " / ".join(parts)
-
-
-def escape_markdown(text: str) -> str:
-    """``text`` as a Markdown table cell: ``|`` escaped, line breaks as spaces."""
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 #: Authors of the tests of two dependent correlations, for the legend.
@@ -260,7 +256,7 @@ def calibration_line(result: LeaderboardResult, task: str) -> str | None:
     return " ".join(parts)
 
 
-def _rankescape_markdown(row: ModelTaskStats) -> str:
+def _rank_cell(row: ModelTaskStats) -> str:
     if row.rank_low is None or row.rank_high is None:
         return str(row.rank)
     return f"{row.rank} [{row.rank_low}, {row.rank_high}]"
@@ -359,20 +355,23 @@ def table_rows(
                 _bins(row),
                 _r(row.rho_w),
                 _r(row.tau_w),
-                _rankescape_markdown(row),
+                _rank_cell(row),
                 *_comparison_cells(result.comparison(task, row.model), is_baseline, escape),
             ]
         )
     return rows
 
 
-def _group(names: tuple[str, ...]) -> str:
-    return "{" + ", ".join(escape_markdown(name) for name in names) + "}"
+def _group(names: tuple[str, ...], escape: Callable[[str], str]) -> str:
+    return "{" + ", ".join(escape(name) for name in names) + "}"
 
 
-def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
+def pairwise_lines(
+    result: LeaderboardResult, task: str, escape: Callable[[str], str] = escape_markdown
+) -> list[str]:
     """The lines under a unit's table: failed models left out, groups the unit cannot separate
-    (by the pairs' decisions, the table's †), and the minimal detectable Δr of the top model."""
+    (by the pairs' decisions, the table's †), and the minimal detectable Δr of the top model.
+    Model names and error messages go through ``escape`` (default: Markdown's)."""
     settings = result.settings
     alpha = settings.get("alpha", 0.05)
     level = settings.get("confidence_level", 0.95)
@@ -381,11 +380,11 @@ def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
     if failed:
         lines.append(
             "Left out of the comparisons and rank intervals (no usable scores): "
-            + ", ".join(escape_markdown(name) for name in failed)
+            + ", ".join(escape(name) for name in failed)
             + "."
         )
     if task in result.pairwise_errors:
-        lines.append(f"No comparisons: {escape_markdown(result.pairwise_errors[task])}")
+        lines.append(f"No comparisons: {escape(result.pairwise_errors[task])}")
     comparison = result.pairwise.get(task)
     if comparison is None:
         return lines
@@ -393,7 +392,11 @@ def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
     lines.append(
         f"Not separable at {level:.0%} (no pair of a group is significant, {MARK}, "
         f"{adjusted_over_pairs(settings).replace(' of the task', '')}): "
-        + (", ".join(_group(group) for group in groups) if groups else "none, every pair differs")
+        + (
+            ", ".join(_group(group, escape) for group in groups)
+            if groups
+            else "none, every pair differs"
+        )
         + "."
     )
     deltas = result.detectable.get(task, {})
@@ -404,12 +407,12 @@ def pairwise_lines(result: LeaderboardResult, task: str) -> list[str]:
             pair = comparison.pair(top, name)
             observed = pair.delta if pair.model1 == top else -pair.delta
             shown = "—" if not math.isfinite(value) else f"{value:.3f}"
-            parts.append(f"{escape_markdown(name)} {shown} (observed {_signed(observed)})")
+            parts.append(f"{escape(name)} {shown} (observed {_signed(observed)})")
         lines.append(
             f"Minimal detectable Δr at {settings.get('detectable_power', 0.8):.0%} power "
             f"({detectable_test(comparison.method)} test, α = {alpha:g} for one pair, "
             f"n = {comparison.n}) of "
-            f"{escape_markdown(top)} against: " + "; ".join(parts) + "."
+            f"{escape(top)} against: " + "; ".join(parts) + "."
         )
     return lines
 

@@ -51,6 +51,7 @@ from sts_extras.leaderboard.run.records import (
     TaskFile,
     TaskIdentity,
     check_relative_name,
+    checked_record,
 )
 from sts_extras.leaderboard.scoring import TaskScores
 from sts_extras.leaderboard.settings import RUN_SETTINGS, RunSettings
@@ -334,6 +335,7 @@ def write_cell(folder: Path, outcome: CellOutcome, identity: CellIdentity) -> li
         "files": sorted(outcome.files),
         "error": outcome.error,
     }
+    checked_record(CellFile, record, f"the cell of {what}")  # never a NaN written
     _write_json(folder, _cell_path(outcome.model, outcome.task), record)
     return outcome.run_settings
 
@@ -625,7 +627,9 @@ def task_scores(
                 try:
                     scores, key = read_prediction(path, unit.subset, unit.split)
                 except (OSError, KeyError, ValueError) as error:
-                    failures[model] = f"no per-pair scores ({type(error).__name__}: {error})"
+                    # the file's name, never its folder: during a run or collect that is staging
+                    reason = str(error).replace(str(path), path.name)
+                    failures[model] = f"no per-pair scores ({type(error).__name__}: {reason})"
                     continue
                 if scores.shape != unit.gold.shape:
                     raise UnreadableCellsError(

@@ -23,6 +23,13 @@ file, a model name or revision that becomes a folder) is resolved inside its fol
 given and ``--output``. The folders are read in a fixed order (their resolved paths, sorted), so
 the report and every error are the same whatever their order on the command line.
 
+Every cell must agree with itself before it is copied (:func:`_check_scores`): its per-pair
+scores hold one finite number per pair of the task, and the Pearson r they give equals the one its
+cell record and its MTEB result file say (to floating-point error, or to the 6 decimals MTEB
+writes), so scores changed after the run (negated, permuted) with a manifest made to match are
+refused, naming the folder, the cell and the numbers. Every error names the file as given, never
+the staging folder the report set is written to.
+
 Either way the cells are copied into the new report set, with their records, so the collected
 output can itself be collected again, and the report is written by the same code as a run's
 (:func:`~sts_extras.leaderboard.run.pipeline.report_from_cells`): two shards collected give the
@@ -32,11 +39,15 @@ output can itself be collected again, and the report is written by the same code
 from __future__ import annotations
 
 import glob
+import math
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
+
+import numpy as np
 
 from sts_extras.errors import UserFileNotFoundError, UserInputError
 from sts_extras.io.content import content_hash
@@ -44,6 +55,7 @@ from sts_extras.io.paths import check_distinct_file_names, check_file_name, conf
 from sts_extras.io.records import parse_record
 from sts_extras.leaderboard.run import resolve
 from sts_extras.leaderboard.run.cells import (
+    CELLS_DIR,
     PLAN_FILE,
     CellRecord,
     OutputCells,
@@ -57,7 +69,13 @@ from sts_extras.leaderboard.run.cells import (
     write_plan,
     write_task_record,
 )
-from sts_extras.leaderboard.run.evaluation import CellOutcome, loaded_task_key, task_units
+from sts_extras.leaderboard.run.evaluation import (
+    CellOutcome,
+    Unit,
+    loaded_task_key,
+    slug,
+    task_units,
+)
 from sts_extras.leaderboard.run.pipeline import checked_settings, report_from_cells
 from sts_extras.leaderboard.run.records import CellIdentity, PredictionMeta, TaskResultFile
 from sts_extras.leaderboard.run.report_set import (
@@ -127,8 +145,10 @@ def collect_leaderboard(
         A directory that does not exist or holds no cells; outputs of different plans, run
         settings, task data or score ranges, or whose cells of one model were made by different
         models (naming the field and the two folders); a cell found twice with different scores;
-        a file that does not match its manifest; a record that is malformed or names a file
-        outside its folder; model names that share a file name; missing cells (without
+        a file that does not match its manifest; per-pair scores that are not one finite number
+        per pair, or whose Pearson r differs from the one the cell's record or MTEB's result
+        file says (naming the folder, the cell and both numbers); a record that is malformed or
+        names a file outside its folder; model names that share a file name; missing cells (without
         ``allow_missing``); an unknown baseline; a setting that differs from the plan's; a file
         of the report set that cannot be written
         (:class:`~sts_extras.leaderboard.run.report_set.OutputWriteError`).
@@ -157,6 +177,9 @@ def collect_leaderboard(
     shards: list[str] = []
     if ours:
         sources = [read_cells(root) for root in roots]
+        for source in sources:
+            for cell in source.cells.values():
+                _check_cell(source.tasks[cell.task].units, cell)
         plan = _common_plan(sources, settings, baseline)
         tasks = sources[0].tasks
         records = _merged_cells(sources)
@@ -468,7 +491,9 @@ def _plain_mteb(
         if task_name not in names:
             continue
         sts_task = tasks[names.index(task_name)]
-        outcome = _plain_cell(roots, display[name, revision], name, revision, sts_task, path)
+        outcome = _plain_cell(
+            roots, display[name, revision], name, revision, sts_task, path, units[task_name]
+        )
         outcomes.append(outcome)
         identities[outcome.model, task_name] = cell_identity(
             _plain_identity(name, revision),
@@ -539,9 +564,16 @@ def _sts_tasks(names: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def _plain_cell(
-    roots: Sequence[Path], display: str, name: str, revision: str, task: AbsTaskSTS, path: Path
+    roots: Sequence[Path],
+    display: str,
+    name: str,
+    revision: str,
+    task: AbsTaskSTS,
+    path: Path,
+    units: Sequence[Unit],
 ) -> CellOutcome:
-    """One cell of a plain MTEB run: its prediction file, and its task result when found."""
+    """One cell of a plain MTEB run: its prediction file, and its task result when found (the
+    scores checked against the task's pairs and the result, :func:`_check_scores`)."""
     from sts_extras.integrations.mteb.internals import read_mteb_json
 
     task_name = task.metadata.name
@@ -587,4 +619,116 @@ def _plain_cell(
             for item in items:
                 if item.pearson is not None:
                     pearson[f"{item.hf_subset}/{split}"] = item.pearson
+    claims = [] if result is None else [(f"MTEB's result file {str(result[1])!r}", pearson)]
+    _check_scores(path, units, claims, f"{display} on {task_name}")
     return CellOutcome(display, task_name, info, files=files, pearson=pearson)
+
+
+# --------------------------------------------------------------------------------------------
+# every cell agrees with itself
+# --------------------------------------------------------------------------------------------
+#: Floating-point tolerance of a recorded correlation (relative, and absolute near zero).
+TOLERANCE = 1e-9
+#: The most a written correlation may have been rounded by: MTEB writes 6 decimals.
+_ROUNDING = 5e-7
+
+
+def agrees(written: float, computed: float) -> bool:
+    """Does a correlation as written in a file agree with the one computed from the scores?
+
+    Up to floating-point error (:data:`TOLERANCE`, relative), or up to the rounding the written
+    number shows (half a unit of its last decimal: ``0.194395`` may stand for 0.1943949...),
+    but never more than MTEB's own rounding to 6 decimals. A NaN (constant scores) agrees with
+    nothing.
+    """
+    if not (math.isfinite(written) and math.isfinite(computed)):
+        return False
+    exponent = Decimal(repr(written)).as_tuple().exponent
+    rounding = min(0.5 * 10.0 ** int(exponent), _ROUNDING) * (1 + 1e-9)
+    return abs(written - computed) <= max(rounding, TOLERANCE * max(1.0, abs(written)))
+
+
+def _pearson(scores: np.ndarray, gold: np.ndarray) -> float:
+    """Pearson's r as the report computes it (scipy), NaN for a constant side."""
+    from scipy.stats import pearsonr
+
+    if scores.size < 2 or np.ptp(scores) == 0 or np.ptp(gold) == 0:
+        return math.nan
+    return float(pearsonr(scores, gold).statistic)
+
+
+def _check_scores(
+    path: Path,
+    units: Sequence[Unit],
+    claims: Sequence[tuple[str, Mapping[str, float | None]]],
+    cell: str,
+) -> None:
+    """Refuse a cell whose per-pair scores in ``path`` (the user's file) are not one finite
+    number per pair of each unit, or give another Pearson r than a claim (what a record says:
+    ``"subset/split"`` -> r) says. A unit the file lacks is left to the report (a failure)."""
+    from sts_extras.integrations.mteb.internals import read_prediction
+
+    for unit in units:
+        try:
+            scores, _ = read_prediction(path, unit.subset, unit.split)
+        except KeyError:
+            continue
+        except (OSError, ValueError) as error:
+            detail = str(error).rstrip(".") if isinstance(error, UserInputError) else error
+            raise UserInputError(
+                f"collect: {cell}: {str(path)!r} holds no usable per-pair scores for "
+                f"{unit.label} ({detail}); every score must be a finite number (MTEB writes NaN "
+                "for constant or all-zero embeddings)."
+            ) from None
+        if scores.shape != unit.gold.shape:
+            raise UserInputError(
+                f"collect: {cell}: {str(path)!r} holds {scores.size} scores for {unit.label}, "
+                f"which has {unit.gold.size} pairs (a file cut short, or made on another "
+                "revision of the task)."
+            )
+        computed = _pearson(scores, unit.gold)
+        for source, pearsons in claims:
+            written = pearsons.get(f"{unit.subset}/{unit.split}")
+            if written is not None and not agrees(written, computed):
+                raise UserInputError(
+                    f"collect: {cell}: the per-pair scores in {str(path)!r} give Pearson r = "
+                    f"{computed:+.6f} on {unit.label}, but {source} says {written:+.6f}; the "
+                    "cell does not agree with itself (its scores or records were changed after "
+                    "it was made). Make it again."
+                )
+
+
+def _check_cell(units: Sequence[Unit], record: CellRecord) -> None:
+    """:func:`_check_scores` of a cell of an sts-extras output, against its cell record and its
+    MTEB result file."""
+    from sts_extras.integrations.mteb.internals import read_mteb_json
+
+    path = record.prediction_file()
+    if record.error is not None or path is None:
+        return
+    where = f"{record.root}: {record.model} on {record.task}"
+    claims: list[tuple[str, Mapping[str, float | None]]] = [
+        (f"its cell record {str(record.root / _cell_name(record))!r}", record.pearson)
+    ]
+    for name in record.files:
+        if name.startswith("mteb_results/") and name.endswith(f"/{record.task}.json"):
+            file = record.root / name
+            data = parse_record(
+                TaskResultFile, read_mteb_json(file, "collect: a task result"), f"collect: {file}"
+            )
+            claims.append(
+                (
+                    f"its MTEB result file {str(file)!r}",
+                    {
+                        f"{item.hf_subset}/{split}": item.pearson
+                        for split, items in data.scores.items()
+                        for item in items
+                    },
+                )
+            )
+    _check_scores(path, units, claims, where)
+
+
+def _cell_name(record: CellRecord) -> str:
+    """The record file of a cell, relative to its folder."""
+    return f"{CELLS_DIR}/{slug(record.model)}/{slug(record.task)}.json"

@@ -30,10 +30,11 @@ read; which key each model × unit used is reported with the scores.
 
 from __future__ import annotations
 
+import math
 import shutil
 import tempfile
 import warnings
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -286,6 +287,9 @@ def evaluate_cell(
             if task_name not in evaluated:
                 return CellOutcome(entry.name, task_name, info, error="not evaluated")
             reported = _pearsons(evaluated[task_name], task)
+            undefined = _undefined_pearson(entry.name, task_name, reported)
+            if undefined is not None:  # never a NaN in a record, nor in the store
+                return CellOutcome(entry.name, task_name, info, error=undefined)
             if store is not None:
                 _store(store, task_name, task_key, reported, folder, results_cache, info)
         return _outcome(entry.name, task_name, info, reported, scratch, folder, results_cache)
@@ -327,6 +331,26 @@ def _outcome(
         run_settings=run_settings_of(result.parent, task_name),
         pearson={f"{subset}/{split}": value for (subset, split), value in reported.items()},
     )
+
+
+def _undefined_pearson(
+    model: str, task_name: str, reported: Mapping[tuple[str, str], float | None]
+) -> str | None:
+    """The error of a cell whose MTEB Pearson r is not a number, naming model, task and split.
+
+    MTEB reports NaN when a model's scores are constant or not numbers: all-zero (or entirely
+    unknown) word vectors give a cosine of 0/0, a model returning one score for every pair has no
+    correlation. Such a cell is a failure of that model on that task, recorded as an error; its
+    NaN is never written into a record.
+    """
+    for (subset, split), value in reported.items():
+        if value is not None and not math.isfinite(value):
+            return (
+                f"model {model!r} on task {task_name!r} ({subset}/{split}): MTEB's Pearson r is "
+                f"{value} -- the model's scores are constant or not numbers (all-zero or unknown "
+                "word vectors give a cosine of 0/0), so no correlation is defined."
+            )
+    return None
 
 
 def _pearsons(task_result: TaskResult, task: AbsTaskSTS) -> dict[tuple[str, str], float | None]:

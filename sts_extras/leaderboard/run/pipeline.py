@@ -12,7 +12,7 @@ same :func:`report_from_cells`.
 Heavy libraries (MTEB, torch, matplotlib, dask) are imported when a run starts.
 
 One run, one report set: everything is written to a staging folder inside the output and swapped
-in at the end (:mod:`~sts_extras.leaderboard.run.report_set`).
+in at the end, all or nothing (:mod:`~sts_extras.leaderboard.run.report_set`).
 """
 
 from __future__ import annotations
@@ -139,10 +139,12 @@ def run_leaderboard(
     (:meth:`LeaderboardSettings.to_record`).
 
     The output directory holds one complete report set at any time, this run's or the previous
-    one (see the module docstring); a user's own files in it are left alone. A whole run replaces
-    the cells of an earlier run or of shards in ``output``; a file that cannot be written (a full
-    disk) is a :class:`~sts_extras.leaderboard.run.report_set.OutputWriteError` naming it, and the
-    set already there is kept.
+    one (the journalled swap of :mod:`~sts_extras.leaderboard.run.report_set`); a user's own
+    files in it are left alone. A whole run replaces the cells of an earlier run or of shards in
+    ``output``; a file that cannot be written (a full disk, a read-only folder) is a
+    :class:`~sts_extras.leaderboard.run.report_set.OutputWriteError` naming it and saying which
+    set the output holds ("the previous report set is kept" or "... restored", or "the new
+    report set is complete").
 
     Examples
     --------
@@ -359,7 +361,9 @@ def _prepare(
     cache = (
         settings.cache_dir.expanduser() if settings.cache_dir is not None else resolve.cache_root()
     )
-    task_objects = resolve.resolve_tasks(tasks, score_range=settings.score_range)
+    task_objects = resolve.resolve_tasks(
+        tasks, score_range=settings.score_range, duplicate_pairs=settings.duplicate_pairs
+    )
     entries = resolve.resolve_models(
         models,
         vectors,

@@ -16,16 +16,22 @@ The formats sts-extras writes forbid unknown fields, and their run settings must
 setting (:data:`StoredSettings`: code that makes a
 :class:`~sts_extras.leaderboard.settings.RunSettings` has defaults, a record read back has none);
 MTEB's files are read for the fields named here only (MTEB adds fields between releases).
+
+Our own records never hold NaN or an infinity: :func:`checked_record` refuses one before a record
+is written (naming the record and the field: a correlation of constant scores is undefined, and
+such a cell is recorded as failed), and the JSON reader refuses one when a record is read.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
-from typing import Annotated, Literal
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from sts_extras._validation import first_control_character
 from sts_extras.integrations.mteb.internals import (
     PREDICTION_FILE_SUFFIX,
     PredictionMeta,
@@ -34,7 +40,7 @@ from sts_extras.integrations.mteb.internals import (
     TaskResultFile,
 )
 from sts_extras.io.paths import check_relative_path
-from sts_extras.io.records import Record
+from sts_extras.io.records import Record, RecordError, parse_record
 from sts_extras.leaderboard.settings import RUN_SETTINGS, RunSettings
 
 __all__ = [
@@ -55,6 +61,7 @@ __all__ = [
     "UnitRecord",
     "VectorsInfo",
     "check_relative_name",
+    "checked_record",
     "shard_label",
 ]
 
@@ -71,7 +78,7 @@ MTEB_PREDICTION_SUFFIX = PREDICTION_FILE_SUFFIX
 
 
 def _no_control(text: str) -> str:
-    if re.search(r"[\x00-\x1f\x7f]", text):
+    if first_control_character(text) is not None:  # the rule of check_name at the doors
         raise ValueError("control characters are not allowed")
     return text
 
@@ -277,3 +284,38 @@ class CellFile(Record):
         if self.error is None and not self.files:
             raise ValueError("a cell without an error lists its prediction file")
         return self
+
+
+_R = TypeVar("_R", bound=Record)
+
+
+def _numbers(data: object, where: str = "") -> Iterator[tuple[str, float]]:
+    """Every float in a JSON-like value, with its place (``pearson.default/test``)."""
+    if isinstance(data, float):
+        yield where or "(top level)", data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from _numbers(value, f"{where}.{key}" if where else str(key))
+    elif isinstance(data, (list, tuple)):
+        for index, value in enumerate(data):
+            yield from _numbers(value, f"{where}[{index}]")
+
+
+def checked_record(schema: type[_R], data: object, what: str) -> _R:
+    """``data``, a record sts-extras is about to write, as a ``schema`` record: refused first if
+    it holds a NaN or an infinity (which the record could not be read back with), then if it
+    does not parse. Call it before writing, so no record of ours is unreadable.
+
+    Raises
+    ------
+    RecordError
+        Naming ``what`` and the field: ``the cell of M on T: pearson.default/test is nan, not a
+        finite number ...``.
+    """
+    for where, value in _numbers(data):
+        if not math.isfinite(value):
+            raise RecordError(
+                f"{what}: {where} is {value}, not a finite number (a correlation of constant "
+                "scores, e.g. of all-zero vectors, is undefined); it is not written."
+            )
+    return parse_record(schema, data, what)

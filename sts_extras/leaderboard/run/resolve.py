@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
+from sts_extras._validation import check_name
 from sts_extras.errors import UserFileNotFoundError, UserInputError, UserInputTypeError
 from sts_extras.io.content import content_hash
 from sts_extras.io.model_sources import (
@@ -172,15 +173,43 @@ def _normalise(name: str) -> str:
     return re.sub(r"[\s_\-]", "", name).lower()
 
 
+def _named_file(raw: object, suffixes: Sequence[str]) -> tuple[str | None, Path] | None:
+    """``"NAME=FILE"`` -> (NAME, FILE), a table file alone -> (None, FILE); None otherwise.
+
+    An existing path is a file even when its name holds ``=``.
+    """
+    if not isinstance(raw, (str, os.PathLike)):
+        return None
+    text = os.fspath(raw)
+    if not Path(text).expanduser().exists() and isinstance(raw, str) and "=" in raw:
+        name, _, file = raw.partition("=")
+        if Path(file.strip()).suffix.lower() in suffixes:
+            if not name.strip():
+                raise UserInputError(f"--task {raw!r}: write NAME=FILE with both parts.")
+            return name.strip(), Path(file.strip()).expanduser()
+    if Path(text).suffix.lower() in suffixes:
+        return None, Path(text).expanduser()
+    return None
+
+
 def resolve_tasks(
-    names: Sequence[TaskSpec] | None, *, score_range: tuple[float, float] | None = None
+    names: Sequence[TaskSpec] | None,
+    *,
+    score_range: tuple[float, float] | None = None,
+    duplicate_pairs: str = "warn",
 ) -> list[AbsTaskSTS]:
     """Turn task names into loaded MTEB task objects; ``UserInputError`` with close matches.
 
     Items may also be ready ``AbsTaskSTS`` objects (a user's own task), used as given, or paths
     of ``.csv``/``.jsonl``/``.parquet`` files with the columns ``sentence1``, ``sentence2`` and
-    ``score``, made into tasks by :func:`sts_extras.integrations.mteb.tasks.from_csv` (named after
-    the file; score range ``score_range``, default the file's lowest and highest score).
+    ``score`` (a CSV file may have no header line, see
+    :func:`sts_extras.annotation.tables.read_sts_table`), made into tasks by
+    :func:`sts_extras.integrations.mteb.tasks.from_csv` (named after the file; score range
+    ``score_range``, default the file's lowest and highest score). ``"NAME=FILE"`` names the
+    task: when NAME is an MTEB STS task with one subset (``"STSBenchmark=test.csv"``), the task
+    is MTEB's with the file's data (MTEB's name, main score and score range, so the run's results
+    and MTEB's published ones are the same task); any other NAME is the file task's name.
+    ``duplicate_pairs`` (``"warn"`` or ``"refuse"``) says what a pair given twice in a file is.
 
     Our tasks accept loose spellings ("dscs", "STSS-131"); MTEB STS tasks need their name (any
     letter case). The data of every task is loaded here, so a task that cannot be loaded (e.g.
@@ -197,11 +226,8 @@ def resolve_tasks(
     by_lower = {name.lower(): name for name in task_registry()}
     ours = {_normalise(name): name for name in _OUR_TASKS}
     given = list(names or _OUR_TASKS)
-    files = [
-        raw
-        for raw in given
-        if isinstance(raw, (str, os.PathLike)) and Path(raw).suffix.lower() in TABLE_SUFFIXES
-    ]
+    named_files = ((index, _named_file(raw, TABLE_SUFFIXES)) for index, raw in enumerate(given))
+    files = {index: named for index, named in named_files if named is not None}
     if score_range is not None and not files:
         raise UserInputError(
             f"--score-range {score_range[0]:g} {score_range[1]:g} applies to --task files "
@@ -209,16 +235,27 @@ def resolve_tasks(
         )
     tasks: list[AbsTaskSTS] = []
     read: dict[str, Path] = {}  # task name -> the file it was read from
-    for raw in given:
-        if isinstance(raw, (str, os.PathLike)) and any(raw is file for file in files):
-            path = Path(raw).expanduser()
-            file_task = from_csv(path, score_range=score_range)
+    for index, raw in enumerate(given):
+        if isinstance(raw, (str, os.PathLike)):  # a name or file: shown and stored, so checked
+            check_name(os.fspath(raw), f"--task {os.fspath(raw)!r}")
+        if index in files:
+            label, path = files[index]
+            known = by_lower.get(label.lower()) if label is not None else None
+            if known is not None and known not in _OUR_TASKS:
+                file_task = from_csv(
+                    path, mteb_task=known, score_range=score_range, duplicate_pairs=duplicate_pairs
+                )
+            else:
+                file_task = from_csv(
+                    path, name=label, score_range=score_range, duplicate_pairs=duplicate_pairs
+                )
             file_name = file_task.metadata.name
             if file_name in read and read[file_name].resolve() == path.resolve():
                 continue
             if file_name in read or any(t.metadata.name == file_name for t in tasks):
                 raise UserInputError(
-                    f"--task {path}: another task is also named {file_name!r}; rename the file."
+                    f"--task {raw}: another task is also named {file_name!r}; rename the file "
+                    "or name the task (NAME=FILE)."
                 )
             read[file_name] = path
             file_task.load_data()
@@ -584,11 +621,17 @@ def _load_vectors(spec: str, cache_dir: Path, trust_pickle: bool = False) -> Wor
         # a named source by its name, as WordVectors.load reads it; an existing path as a Path,
         # so that "./glove-6b-50d" is that file
         named = path if path.exists() and spec not in PACKAGED_VECTORS else spec
-        return WordVectors.load(named, trust_pickle=trust_pickle)
+        loaded = WordVectors.load(named, trust_pickle=trust_pickle)
     except (OSError, ValueError, UnicodeDecodeError) as error:
         # a user error's message says what to do: keep all of it
         detail = one_line(error, 1000 if isinstance(error, UserInputError) else 240)
         raise UserInputError(f"--vectors {spec!r} could not be read: {detail}") from None
+    if not loaded.vectors.any():  # every sentence would be the zero vector: cosines of 0/0
+        raise UserInputError(
+            f"--vectors {spec!r}: every vector is zero ({len(loaded.vectors)} words), so no "
+            "sentence has a direction and no similarity is defined; give trained vectors."
+        )
+    return loaded
 
 
 def _vector_models(vectors: WordVectors, sif: bool) -> list[StaticVectorModel]:
@@ -669,6 +712,7 @@ def resolve_models(
     the three static-vector models over :data:`DEFAULT_VECTORS` (GloVe). ``models=
     ["all-MiniLM-L6-v2"], vectors=["distilled"]`` is the run over vectors distilled from MiniLM.
     """
+    _check_spec_names(models, vectors)  # every name, before any model or file is touched
     cache_dir = cache_dir or cache_root()
     if not models and not vectors:
         _check_default_vectors()
@@ -700,6 +744,8 @@ def resolve_models(
                 )
             )
     _check_given_names(entries, given)
+    for entry in entries:  # a derived name (a folder's, a model object's) as the records take it
+        check_name(entry.name, f"the model from {entry.source!r}: its display name {entry.name!r}")
     seen: dict[str, int] = {}
     unique = []
     for entry in entries:  # the same source given twice: keep both, distinguishable
@@ -707,6 +753,29 @@ def resolve_models(
         seen[entry.name] = count
         unique.append(entry if count == 1 else replace(entry, name=f"{entry.name} #{count}"))
     return unique
+
+
+#: Most characters of a ``--model`` or ``--vectors`` string (a path): as a cell record stores it.
+_MAX_SPEC_LENGTH = 4096
+
+
+def _check_spec_names(models: Sequence[ModelSpec] | None, vectors: Sequence[str] | None) -> None:
+    """Every ``--model`` and ``--vectors`` string, and every display name, is a name the reports
+    and records take (:func:`~sts_extras._validation.check_name`: no control characters);
+    refused here, naming the option, before anything is loaded -- never after the cells ran."""
+    for option, specs in (("--model", models), ("--vectors", vectors)):
+        for spec in specs or []:
+            if option == "--vectors" and not isinstance(spec, str):
+                raise UserInputTypeError(
+                    f"`vectors` items must be strings (a file, directory or name), got "
+                    f"{type(spec).__name__}."
+                )
+            if isinstance(spec, str) and spec.strip():  # an empty one: refused with what to give
+                check_name(spec, f"{option} {spec!r}", max_length=_MAX_SPEC_LENGTH)
+            if option == "--model" and isinstance(spec, str) and "=" in spec:
+                display = spec.rpartition("=")[2].strip()
+                if display:
+                    check_name(display, f"--model {spec!r}: the display name {display!r}")
 
 
 def _check_default_vectors() -> None:
