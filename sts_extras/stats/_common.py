@@ -76,3 +76,22 @@ def check_not_perfect(r1: float, r2: float, r12: float, correlation: str) -> Non
             f"{'' if r12 > 0 else 'anti-'}correlated ({correlation}), so their correlations with "
             "the references are equal up to sign and the test is undefined."
         )
+
+
+def mover_difference_limits(
+    r1: ArrayLike,
+    l1: ArrayLike,
+    u1: ArrayLike,
+    r2: ArrayLike,
+    l2: ArrayLike,
+    u2: ArrayLike,
+    c: ArrayLike,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Zou's (2007, p. 409, eq. 12-13) MOVER limits of ``r1 - r2`` from each correlation's own
+    limits ``(l, u)`` and the correlation ``c`` between the two estimates; elementwise."""
+    r1, l1, u1, r2, l2, u2, c = (
+        np.asarray(a, dtype=np.float64) for a in (r1, l1, u1, r2, l2, u2, c)
+    )
+    below = (r1 - l1) ** 2 + (u2 - r2) ** 2 - 2 * c * (r1 - l1) * (u2 - r2)
+    above = (u1 - r1) ** 2 + (r2 - l2) ** 2 - 2 * c * (u1 - r1) * (r2 - l2)
+    return r1 - r2 - np.sqrt(np.maximum(below, 0.0)), r1 - r2 + np.sqrt(np.maximum(above, 0.0))

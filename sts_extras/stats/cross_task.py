@@ -61,6 +61,7 @@ from sts_extras._validation import (
     check_seed,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
+from sts_extras.stats._common import mover_difference_limits
 from sts_extras.stats.results import ArrayConfidenceInterval
 
 __all__ = [
@@ -354,13 +355,7 @@ def task_difference(
     l1, u1 = one.confidence_interval
     l2, u2 = two.confidence_interval
     d = r1 - r2
-    # Zou (2007), eq. 12-13: the difference's limits from the two single-score limits.
-    low = d - np.sqrt(
-        np.maximum((r1 - l1) ** 2 + (u2 - r2) ** 2 - 2 * rho * (r1 - l1) * (u2 - r2), 0)
-    )
-    high = d + np.sqrt(
-        np.maximum((u1 - r1) ** 2 + (r2 - l2) ** 2 - 2 * rho * (u1 - r1) * (r2 - l2), 0)
-    )
+    low, high = mover_difference_limits(r1, l1, u1, r2, l2, u2, rho)  # Zou (2007), eq. 12-13
     v1, v2 = one.z_standard_error**2, two.z_standard_error**2
     dz = one.z - two.z
     var = np.maximum(v1 + v2 - 2 * rho * np.sqrt(v1 * v2), 0.0)

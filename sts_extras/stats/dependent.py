@@ -52,6 +52,7 @@ from sts_extras.stats._common import (
     check_correlation_matrix,
     check_not_perfect,
     correlation_matrix,
+    mover_difference_limits,
     statistic_pvalue,
 )
 from sts_extras.stats.bootstrap import (
@@ -118,10 +119,7 @@ def _zou_interval(
     r1: float, l1: float, u1: float, r2: float, l2: float, u2: float, c: float
 ) -> tuple[float, float]:
     """Zou's (2007) MOVER interval of r1 - r2 from the single-correlation limits (p. 409)."""
-    below = (r1 - l1) ** 2 + (u2 - r2) ** 2 - 2 * c * (r1 - l1) * (u2 - r2)
-    above = (u1 - r1) ** 2 + (r2 - l2) ** 2 - 2 * c * (u1 - r1) * (r2 - l2)
-    low = r1 - r2 - math.sqrt(max(0.0, below))
-    high = r1 - r2 + math.sqrt(max(0.0, above))
+    low, high = mover_difference_limits(r1, l1, u1, r2, l2, u2, c)
     return float(low), float(high)
 
 
