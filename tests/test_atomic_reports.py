@@ -75,7 +75,7 @@ def _run(vectors: Path, output: Path, seed: int, **options) -> None:
     # a bootstrap interval method, so that every report file (the forest plot too) depends on
     # the seed and a set mixed from two runs is visible ("auto" on several pairs picks the
     # jackknife-t interval, which does not resample)
-    options.setdefault("method", "wilcox2009")
+    options.setdefault("method", "adjusted-percentile")
     settings = LeaderboardSettings(
         output=output, seed=seed, n_resamples=N_RESAMPLES, progress=False, **options
     )

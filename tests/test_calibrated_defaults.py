@@ -51,19 +51,19 @@ def test_wilcox_interval_is_his_order_statistics_of_599_resamples(n, low, high):
     # Wilcox (2009): the 95 % interval is the (low, high)-th of 599 sorted bootstrap values.
     values = np.random.default_rng(n).normal(size=599)
     lo, hi = difference_intervals(
-        "wilcox2009", np.array([0.0]), alpha=0.05, n=n, deltas=values[None, :]
+        "adjusted-percentile", np.array([0.0]), alpha=0.05, n=n, deltas=values[None, :]
     )
     ordered = np.sort(values)
     assert_allclose([lo[0], hi[0]], [ordered[low - 1], ordered[high - 1]], rtol=1e-12)
     assert wilcox_tail_share(n) == pytest.approx((low - 1) / 598)
     # and the comparison the other way round is its mirror image
     lo2, hi2 = difference_intervals(
-        "wilcox2009", np.array([0.0]), alpha=0.05, n=n, deltas=-values[None, :]
+        "adjusted-percentile", np.array([0.0]), alpha=0.05, n=n, deltas=-values[None, :]
     )
     assert_allclose([lo2[0], hi2[0]], [-hi[0], -lo[0]], rtol=1e-12)
     # and the comparison the other way round is its mirror image
     lo2, hi2 = difference_intervals(
-        "wilcox2009", np.array([0.0]), alpha=0.05, n=n, deltas=-values[None, :]
+        "adjusted-percentile", np.array([0.0]), alpha=0.05, n=n, deltas=-values[None, :]
     )
     assert_allclose([lo2[0], hi2[0]], [-hi[0], -lo[0]], rtol=1e-12)
 

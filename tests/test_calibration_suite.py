@@ -151,9 +151,9 @@ def test_table_round_trips(quick: SuiteResult, tmp_path: Path) -> None:
                 assert level.coverage == round(coverage, 4)  # type: ignore[arg-type]
                 assert level.samples == samples
             assert calibration.choose_method("pearson", n) in DIFFERENCE_METHODS
-        assert calibration.measured_level("wilcox2009", "spearman", 50) is None
+        assert calibration.measured_level("adjusted-percentile", "spearman", 50) is None
     # Back on the packaged table afterwards.
-    assert calibration.measured_level("wilcox2009", "spearman", 50) is not None
+    assert calibration.measured_level("adjusted-percentile", "spearman", 50) is not None
 
 
 def test_packaged_table_covers_the_grid() -> None:

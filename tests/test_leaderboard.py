@@ -175,7 +175,7 @@ def test_table_numbers_equal_the_library_functions_on_the_same_scores(board):
                 [pair.pvalue, pair.pvalue_adjusted],
                 rtol=1e-12,
             )
-            if shared.method in ("wilcox2009", "percentile", "BCa"):
+            if shared.method in ("adjusted-percentile", "percentile", "BCa"):
                 boot = bootstrap_correlation_difference(  # in the pair's order, better first
                     scores[pair.model1],
                     scores[pair.model2],
@@ -738,7 +738,7 @@ def test_method_and_adjust_options_reach_the_report(tmp_path, env, vectors_file)
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("--method", "meng", r"--method must be one of 'auto', 'wilcox2009', 'jackknife-t'"),
+        ("--method", "meng", r"--method must be one of 'auto', 'adjusted-percentile', 'jackknife-t'"),
         ("--adjust", "holmes", r"--adjust must be one of 'holm', 'bonferroni'"),
     ],
 )

@@ -37,7 +37,7 @@ _NULL_SDS = (0.8, 0.8, 0.8, 0.8, 0.8)
 _RANKED_SDS = (0.6, 0.7, 0.8, 0.95, 1.15)
 #: The interval methods whose adjusted family decisions are measured (``method="auto"`` picks
 #: among them for a family: ``sts_extras.stats.calibration.choose_method(family=True)``).
-FAMILY_METHODS = ("wilcox2009", "jackknife-t", "percentile", "BCa")
+FAMILY_METHODS = ("adjusted-percentile", "jackknife-t", "percentile", "BCa")
 _ERROR_CORRELATION = 0.6
 
 

@@ -51,7 +51,7 @@ Args:
     confidence_level (`float`): Defaults to 0.95.
     method (`str`): "BCa" (default, the DynaMax paper's interval) or "percentile"; or "auto",
         the calibrated method of sts-extras (chosen by its calibration suite: BCa reaches about
-        8 % type-I error for a nominal 5 % at n = 50), or "wilcox2009" or "jackknife-t".
+        8 % type-I error for a nominal 5 % at n = 50), or "adjusted-percentile" or "jackknife-t".
     seed (`int`): Seed of the resamples; `None` (default) takes the seed given to
         `evaluate.load(..., seed=...)`, and without one 0 (the library's default): same seed,
         same interval.

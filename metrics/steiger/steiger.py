@@ -53,7 +53,7 @@ Args:
         the calibrated method of sts-extras (a resampling interval chosen by its calibration
         suite: the closed-form tests assume normal data and reach about 20 % type-I error for a
         nominal 5 % under heteroscedastic errors at n = 50), or one of its interval methods
-        "wilcox2009", "jackknife-t", "percentile", "BCa".
+        "adjusted-percentile", "jackknife-t", "percentile", "BCa".
     n_resamples (`int`): Resamples of the resampling methods. Defaults to 10000.
     seed (`int`): Seed of the resampling methods; `None` (default) takes the seed given to
         `evaluate.load(..., seed=...)`, and without one 0 (the library's default).

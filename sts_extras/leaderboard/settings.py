@@ -272,7 +272,7 @@ class LeaderboardSettings(Record):
         :data:`~sts_extras.stats.model_comparison.COMPARISON_METHODS`: ``"auto"`` (the method
         the calibration suite measured best at the task's n; each task's result names the one
         chosen and its measured size and coverage), an interval method of r1 - r2
-        (``"wilcox2009"``, ``"jackknife-t"``, ``"percentile"``, ``"BCa"``) or a closed-form
+        (``"adjusted-percentile"``, ``"jackknife-t"``, ``"percentile"``, ``"BCa"``) or a closed-form
         test of two dependent correlations (``"meng1992"``, ...; its interval is Zou's).
     adjust : str, default "holm"
         Adjustment over all pairs of models of a task (one of

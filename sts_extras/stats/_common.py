@@ -78,6 +78,17 @@ def check_not_perfect(r1: float, r2: float, r12: float, correlation: str) -> Non
         )
 
 
+def overlap_correlation(r1: ArrayLike, r2: ArrayLike, r12: ArrayLike) -> NDArray[np.float64]:
+    """The large-sample correlation between two overlapping correlations r(j, k) = ``r1`` and
+    r(j, h) = ``r2`` when r(k, h) = ``r12``, elementwise (Pearson & Filon 1898, as in Olkin & Finn
+    1990 and Zou 2007, p. 409): ((r12 - r1 r2 / 2)(1 - r1^2 - r2^2 - r12^2) + r12^3) /
+    ((1 - r1^2)(1 - r2^2))."""
+    r1, r2, r12 = (np.asarray(a, dtype=np.float64) for a in (r1, r2, r12))
+    return ((r12 - 0.5 * r1 * r2) * (1 - r1**2 - r2**2 - r12**2) + r12**3) / (
+        (1 - r1**2) * (1 - r2**2)
+    )
+
+
 def mover_difference_limits(
     r1: ArrayLike,
     l1: ArrayLike,

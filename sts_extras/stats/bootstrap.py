@@ -318,7 +318,7 @@ def bootstrap_correlation_difference(
         :data:`~sts_extras.limits.MAX_RESAMPLES`, with ``n_resamples * n`` at most
         :data:`~sts_extras.limits.MAX_RESAMPLED_ITEMS` (checked before any work).
     confidence_level : float, default 0.95
-    method : {"auto", "wilcox2009", "jackknife-t", "percentile", "BCa"}, default "auto"
+    method : {"auto", "adjusted-percentile", "jackknife-t", "percentile", "BCa"}, default "auto"
         The interval (:mod:`sts_extras.stats.intervals`); ``"auto"`` picks from the
         calibration table (:func:`~sts_extras.stats.calibration.choose_method`).
     seed : None, int or numpy.random.Generator, default 0

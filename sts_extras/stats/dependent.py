@@ -53,6 +53,7 @@ from sts_extras.stats._common import (
     check_not_perfect,
     correlation_matrix,
     mover_difference_limits,
+    overlap_correlation,
     statistic_pvalue,
 )
 from sts_extras.stats.bootstrap import (
@@ -141,9 +142,7 @@ def zou_dependent_interval(
     l1, u1 = _fisher_interval(r1, n, z_crit)
     l2, u2 = _fisher_interval(r2, n, z_crit)
     # Correlation between r1 and r2 (Zou 2007, p. 409; r_jk, r_jh, r_kh there).
-    c = ((r12 - 0.5 * r1 * r2) * (1 - r1**2 - r2**2 - r12**2) + r12**3) / (
-        (1 - r1**2) * (1 - r2**2)
-    )
+    c = float(overlap_correlation(r1, r2, r12))
     return _zou_interval(r1, l1, u1, r2, l2, u2, c)
 
 
@@ -473,7 +472,7 @@ def compare_dependent_correlations(
         Gold (human) scores of the items.
     method : str, default "auto"
         ``"auto"``, an interval method of
-        :data:`~sts_extras.stats.intervals.DIFFERENCE_METHODS` (``"wilcox2009"``,
+        :data:`~sts_extras.stats.intervals.DIFFERENCE_METHODS` (``"adjusted-percentile"``,
         ``"jackknife-t"``, ``"percentile"``, ``"BCa"``), or a closed-form test of
         :data:`DEPENDENT_METHODS` (``"steiger1980"``, ``"meng1992"``, ...; their interval is
         Zou's).

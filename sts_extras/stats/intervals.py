@@ -12,7 +12,7 @@ exactly when ``pvalue < alpha`` (so one decision, whichever is read).
 Methods (the values of ``method=``; their measured size and coverage are in
 ``docs/calibration.md`` and :mod:`sts_extras.stats.calibration`):
 
-* ``"wilcox2009"`` -- Wilcox's adjusted percentile bootstrap for dependent, overlapping
+* ``"adjusted-percentile"`` -- Wilcox's adjusted percentile bootstrap for dependent, overlapping
   correlations (Wilcox 2009; the ``TWOpov`` family of his R code): the percentile interval of
   the 599-resample bootstrap with wider, n-dependent order statistics (7/593 for n < 40, 8/592
   below 80, 11/588 below 180, 14/585 below 250, 15/584 from 250). Any number of resamples is
@@ -48,9 +48,9 @@ __all__ = [
 ]
 
 #: Interval methods of r1 - r2 that resample (they need the bootstrap deltas).
-BOOTSTRAP_DIFFERENCE_METHODS = ("wilcox2009", "percentile", "BCa")
+BOOTSTRAP_DIFFERENCE_METHODS = ("adjusted-percentile", "percentile", "BCa")
 #: Every interval method of r1 - r2 (``"auto"`` picks one of them from the calibration table).
-DIFFERENCE_METHODS = ("wilcox2009", "jackknife-t", "percentile", "BCa")
+DIFFERENCE_METHODS = ("adjusted-percentile", "jackknife-t", "percentile", "BCa")
 
 # Wilcox (2009): order statistics (1-based, of 599 resamples) of the 95 % interval, by n.
 _WILCOX_ORDER = ((40, 7, 593), (80, 8, 592), (180, 11, 588), (250, 14, 585))
@@ -89,7 +89,7 @@ def wilcox_widening(n: int) -> float:
 
 def _tail_shares(method: str, n: int, alpha: NDArray[np.float64]) -> NDArray[np.float64]:
     """The nominal share of bootstrap values below (and above) the interval at level 1 - alpha."""
-    if method == "wilcox2009":
+    if method == "adjusted-percentile":
         return special.ndtr(special.ndtri(alpha / 2.0) * wilcox_widening(n))
     return alpha / 2.0
 
@@ -270,7 +270,7 @@ def difference_pvalues(
 
     ``pvalue < alpha`` exactly when the interval at level ``1 - alpha`` excludes 0: for the
     percentile methods, the level at which an end point of the interpolated bootstrap quantile
-    function reaches 0 (for ``"wilcox2009"`` divided by Wilcox's widening factor); for BCa the
+    function reaches 0 (for ``"adjusted-percentile"`` divided by Wilcox's widening factor); for BCa the
     level whose adjusted quantile is 0 (Efron's BCa p-value); for ``"jackknife-t"`` Student's t
     with n - 1 df. Capped at 1; NaN where the interval is undefined.
     """
@@ -298,7 +298,7 @@ def difference_pvalues(
         p = np.where(np.isnan(q), np.nan, np.where(np.isinf(w) & np.isfinite(z0), 0.0, p))
     else:
         tail = np.minimum(q, 1.0 - q)
-        if method == "wilcox2009":
+        if method == "adjusted-percentile":
             # an end passes 0 when Phi(z_(alpha/2) * widening) equals the tail share of 0
             with np.errstate(divide="ignore"):
                 tail = special.ndtr(special.ndtri(tail) / wilcox_widening(n))

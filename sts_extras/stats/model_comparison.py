@@ -620,7 +620,7 @@ def compare_models(
         (the method the calibration suite measured best at this n -- for several pairs with an
         adjustment, among those whose measured family-wise error is at most 5 %;
         ``result.method`` names it), an interval method of :mod:`sts_extras.stats.intervals`
-        (``"wilcox2009"``, ``"jackknife-t"``, ``"percentile"``, ``"BCa"``), or a closed-form test of
+        (``"adjusted-percentile"``, ``"jackknife-t"``, ``"percentile"``, ``"BCa"``), or a closed-form test of
         :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS` (``"meng1992"``, ...; its
         interval is Zou's, and it assumes normal data: see ``docs/calibration.md``).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"

@@ -116,7 +116,7 @@ _ADJUST_NAMES = {
 
 #: The interval methods of r1 - r2, for the reports.
 _INTERVAL_NAMES = {
-    "wilcox2009": "Wilcox's (2009) adjusted percentile bootstrap interval",
+    "adjusted-percentile": "adjusted percentile bootstrap interval (our variant: Wilcox & Muska's order statistics applied to r1 - r2)",
     "jackknife-t": "jackknife-t interval",
     "percentile": "percentile bootstrap interval",
     "BCa": "BCa bootstrap interval (Efron 1987)",
