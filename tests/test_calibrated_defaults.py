@@ -30,6 +30,8 @@ from sts_extras.stats.intervals import (
     DIFFERENCE_METHODS,
     difference_intervals,
     difference_pvalues,
+    hc4_standard_errors,
+    twopov_standard_errors,
     wilcox_tail_share,
 )
 from sts_extras.stats.resampling import PearsonDelta, resample_counts
@@ -82,13 +84,18 @@ def test_every_pvalue_is_the_exact_inverse_of_its_interval(method):
             ]
         )[None, :]
         observed = np.array([np.corrcoef(gold, a)[0, 1] - np.corrcoef(gold, b)[0, 1]])
-        jackknife = engine.jackknife()[None, :]
-        p = difference_pvalues(method, observed, n=60, deltas=deltas, jackknife=jackknife)[0]
+        se = hc4_standard_errors(np.vstack([a, b]), gold)
+        inputs = {
+            "deltas": deltas,
+            "jackknife": engine.jackknife()[None, :],
+            "standard_error": twopov_standard_errors(
+                se[:1], se[1:], *np.corrcoef([gold, a, b])[[0, 0, 1], [1, 2, 2]]
+            ),
+        }
+        p = difference_pvalues(method, observed, n=60, **inputs)[0]
         assert 0.0 < p < 1.0
         for alpha, excludes in ((p * 1.001, True), (p * 0.999, False)):
-            low, high = difference_intervals(
-                method, observed, alpha=alpha, n=60, deltas=deltas, jackknife=jackknife
-            )
+            low, high = difference_intervals(method, observed, alpha=alpha, n=60, **inputs)
             assert bool(low[0] > 0.0 or high[0] < 0.0) is excludes
 
 

@@ -133,14 +133,16 @@ def test_same_seed_same_numbers() -> None:
 
 def test_table_round_trips(quick: SuiteResult, tmp_path: Path) -> None:
     """The JSON the suite writes reads back through sts_extras.stats.calibration."""
-    path = report.write_table(quick, tmp_path / "calibration.json")
+    # the quick slice as both replicates (a real run draws the second with seed + 1)
+    path = report.write_table(quick, quick, tmp_path / "calibration.json")
     document = json.loads(path.read_text(encoding="utf-8"))
-    assert document["format"] == 1
+    assert document["format"] == 2
     assert document["generated_by"] == "python -m benchmarks.calibration"
     assert document["alpha"] == ALPHA and document["resamples"] == quick.config.resamples
     keys = {"correlation", "method", "n", "cell", "family", "real", "effect", "size"}
-    keys |= {"coverage", "samples"}
+    keys |= {"coverage", "samples", "replicate"}
     assert all(set(row) == keys for row in document["rows"])
+    assert {row["replicate"] for row in document["rows"]} == {"selection", "evaluation"}
     with report.use_table(path):
         for n in QUICK_N:
             for method in METHODS:

@@ -10,6 +10,7 @@ source prints k decimals we assert agreement to k decimals: ``atol = 0.5 * 10**-
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -363,6 +364,21 @@ def test_holm_known_values():
     assert holm_adjust([0.2]).tolist() == [0.2]
 
 
+def test_holm_is_statsmodels_holm_without_its_garbage_collection(monkeypatch):
+    # statsmodels' Holm calls gc.collect() on every call: 0.5 s per call in a process holding
+    # millions of objects, on the default path of every comparison of models
+    import gc
+
+    from statsmodels.stats.multitest import multipletests
+
+    from sts_extras.stats.multiple import adjust_pvalues
+
+    p = np.random.default_rng(3).uniform(0, 0.1, 45)
+    expected = multipletests(p, method="holm")[1]
+    monkeypatch.setattr(gc, "collect", lambda *args: pytest.fail("gc.collect() called"))
+    assert_allclose(adjust_pvalues(p, "holm"), expected, rtol=1e-15)
+
+
 def test_holm_matches_naive_and_is_monotone():
     rng = np.random.default_rng(1)
     for size in (1, 2, 7, 30):
@@ -457,3 +473,69 @@ def test_other_tests_reject_bad_input():
         holm_adjust([0.2, 1.5])
     with pytest.raises(ValueError, match="pvalues.*finite"):
         holm_adjust([0.2, float("nan")])
+
+
+# --------------------------------------------------------------------------------------------
+# One home per formula (issue 39): one Pearson-Filon covariance, one Fisher-z rule.
+# --------------------------------------------------------------------------------------------
+def test_the_covariance_of_two_correlations_is_pearson_filon_everywhere():
+    from sts_extras.stats._common import (
+        correlation_covariance,
+        overlap_correlation,
+        overlap_covariance,
+    )
+
+    r1, r2, r12 = 0.636, 0.693, 0.52
+    # Var(sqrt(n) r) = (1 - r^2)^2: psi_{jk,jk}.
+    assert_allclose(overlap_covariance(r1, r1, 1.0), (1 - r1**2) ** 2, rtol=1e-14)
+    assert_allclose(correlation_covariance(r1, r1, 1.0, r1, r1, 1.0), (1 - r1**2) ** 2, rtol=1e-14)
+    # Dunn & Clark (1969), eq. 8, and Zou (2007), p. 409, written out by hand.
+    dunn = r12 * (1 - r1**2 - r2**2) - 0.5 * r1 * r2 * (1 - r1**2 - r2**2 - r12**2)
+    assert_allclose(overlap_covariance(r1, r2, r12), dunn, rtol=1e-14)
+    zou = ((r12 - 0.5 * r1 * r2) * (1 - r1**2 - r2**2 - r12**2) + r12**3) / (
+        (1 - r1**2) * (1 - r2**2)
+    )
+    assert_allclose(overlap_correlation(r1, r2, r12), zou, rtol=1e-14)
+    # Two correlations without a shared variable are uncorrelated when the cross terms are 0.
+    assert correlation_covariance(0.5, 0.4, 0.0, 0.0, 0.0, 0.0) == 0.0
+    # olkin1967 and pearson1898 are one variance (Hendrickson & Collins' correction).
+    olkin = dependent_correlation_test(r1, r2, r12, 64, method="olkin1967")
+    pearson = dependent_correlation_test(r1, r2, r12, 64, method="pearson1898")
+    assert_allclose(olkin.statistic, pearson.statistic, rtol=1e-15)
+
+
+def test_fisher_limits_pearson_one_over_n_minus_3_spearman_bonett_wright():
+    from sts_extras.stats._common import fisher_limits, fisher_z_variance
+
+    q = stats.norm.ppf(0.975)
+    low, high = fisher_limits(0.5, 28, 0.95)
+    assert_allclose([low, high], np.tanh(np.arctanh(0.5) + np.array([-q, q]) / 5.0), rtol=1e-14)
+    se = math.sqrt((1 + 0.5**2 / 2) / 25)  # Bonett & Wright (2000), eq. 3
+    low, high = fisher_limits(0.5, 28, 0.95, "spearman")
+    assert_allclose([low, high], np.tanh(np.arctanh(0.5) + np.array([-q, q]) * se), rtol=1e-14)
+    assert_allclose(fisher_z_variance([0.0, 0.6], 103, "spearman"), [0.01, 1.18 / 100], rtol=1e-14)
+    assert_allclose(fisher_z_variance([0.0, 0.6], 103), [0.01, 0.01], rtol=1e-14)
+
+
+def test_spearman_zou_interval_takes_bonett_wright_limits():
+    """From data with Spearman's rho, the closed-form tests' Zou interval uses the package's one
+    Fisher-z rule (Bonett & Wright 2000), not the Pearson variance 1/(n - 3)."""
+    from sts_extras.stats.dependent import zou_dependent_interval
+
+    p1, p2, gold = _scores()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # n = 60: the closed-form tests are uncalibrated
+        res = compare_dependent_correlations(
+            p1, p2, gold, method="steiger1980", correlation="spearman"
+        )
+        pearson = compare_dependent_correlations(p1, p2, gold, method="steiger1980")
+    spearman = zou_dependent_interval(res.r1, res.r2, res.r12, res.n, 0.95, "spearman")
+    pearson_rule = zou_dependent_interval(res.r1, res.r2, res.r12, res.n, 0.95)
+    assert_allclose(tuple(res.confidence_interval), spearman, rtol=1e-14)
+    low, high = res.confidence_interval
+    assert low < pearson_rule[0] < pearson_rule[1] < high
+    assert_allclose(
+        tuple(pearson.confidence_interval),
+        zou_dependent_interval(pearson.r1, pearson.r2, pearson.r12, pearson.n, 0.95),
+        rtol=1e-14,
+    )

@@ -410,6 +410,72 @@ def test_score_leaderboard_ranks_flags_degenerate_and_failed_models():
     assert result.comparison("toy", "weak") is None  # the baseline
 
 
+def test_a_comparison_the_scores_cannot_support_is_a_failure_naming_the_unit_and_models():
+    """3 test pairs: each model has r, but no comparison (it needs 4); the failure names the
+    unit (task and split) and the models, in the unit's notes and in the baseline row."""
+    task = TaskScores(
+        name="tiny (test)",
+        gold=np.array([0.0, 1.0, 2.0]),
+        score_range=(0.0, 5.0),
+        predictions={"a": np.array([0.0, 1.0, 3.0]), "b": np.array([1.0, 0.0, 2.0])},
+    )
+    result = score_leaderboard(
+        [task], ["a", "b"], baseline="b", settings=RunSettings(n_resamples=1000)
+    )
+    assert all(row.ok for row in result.stats)
+    message = result.pairwise_errors["tiny (test)"]
+    assert message.startswith("tiny (test): no comparison of a, b: ")
+    assert "at least 4 pairs, got 3" in message
+    assert result.comparison("tiny (test)", "a").error == message  # type: ignore[union-attr]
+
+
+def _failing(error: Exception) -> Any:
+    def fail(*args: object, **kwargs: object) -> Any:
+        raise error
+
+    return fail
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("sts_extras.stats.model_comparison", "compare_models"),
+        ("sts_extras.stats.ranking", "weighted_rank_correlation"),
+        ("sts_extras.stats.correlation", "scaled_pearson"),
+    ],
+)
+def test_an_unexpected_error_in_scoring_propagates(monkeypatch, module, name):
+    """A ValueError that is not a UserInputError is a bug: it is not turned into a result."""
+    import importlib
+
+    monkeypatch.setattr(
+        importlib.import_module(module), name, _failing(ValueError("a bug, not the data"))
+    )
+    with pytest.raises(ValueError, match="a bug, not the data"):
+        score_leaderboard(
+            [_synthetic()],
+            ["weak", "good"],
+            baseline="weak",
+            settings=RunSettings(n_resamples=1000),
+        )
+
+
+def test_scores_of_the_wrong_length_are_a_failed_row_naming_model_and_task():
+    task = _synthetic()
+    short = TaskScores(
+        name=task.name,
+        gold=task.gold,
+        score_range=task.score_range,
+        predictions={**task.predictions, "short": task.predictions["good"][:50]},
+    )
+    result = score_leaderboard(
+        [short], ["weak", "good", "short"], baseline="weak", settings=RunSettings(n_resamples=1000)
+    )
+    rows: dict[str, Any] = {row.model: row for row in result.stats}
+    assert not rows["short"].ok
+    assert rows["short"].error == "50 scores of 'short' on toy for 60 gold pairs"
+
+
 def test_round_scores_follows_the_stss131_guidance():
     task = _synthetic()
     result = score_leaderboard(
@@ -738,7 +804,11 @@ def test_method_and_adjust_options_reach_the_report(tmp_path, env, vectors_file)
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("--method", "meng", r"--method must be one of 'auto', 'adjusted-percentile', 'jackknife-t'"),
+        (
+            "--method",
+            "meng",
+            r"--method must be one of 'auto', 'adjusted-percentile', 'jackknife-t'",
+        ),
         ("--adjust", "holmes", r"--adjust must be one of 'holm', 'bonferroni'"),
     ],
 )

@@ -54,7 +54,11 @@ def test_baseline_columns_are_the_shared_pairs():
         )
         assert item.confidence_level == pair.confidence_level
         assert item.method == pairwise.method == result.pairwise["toy"].method
-        if pairwise.method in ("adjusted-percentile", "percentile", "BCa"):  # the bootstrap of the pair
+        if pairwise.method in (
+            "adjusted-percentile",
+            "percentile",
+            "BCa",
+        ):  # the bootstrap of the pair
             one = bootstrap_correlation_difference(  # in the pair's order, better model first
                 task.predictions[pair.model1],
                 task.predictions[pair.model2],

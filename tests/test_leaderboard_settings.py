@@ -84,7 +84,11 @@ def test_values_are_normalised_once():
         ({"n_resamples": "1000"}, UserInputTypeError, r"`n_resamples` must be an integer"),
         ({"bins": 0}, UserInputError, r"`bins` must be at least 1, got 0"),
         ({"bins": MAX_BINS + 1}, UserInputError, r"`bins` must be at most 1000000"),
-        ({"method": "meng"}, UserInputError, r"`method` must be one of 'auto', 'adjusted-percentile'"),
+        (
+            {"method": "meng"},
+            UserInputError,
+            r"`method` must be one of 'auto', 'adjusted-percentile'",
+        ),
         ({"adjust": "holmes"}, UserInputError, r"`adjust` must be one of 'holm'"),
         ({"round_scores": 1}, UserInputTypeError, r"`round_scores` must be True or False"),
         ({"sif": "yes"}, UserInputTypeError, r"`sif` must be True or False"),

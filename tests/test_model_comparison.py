@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
@@ -100,11 +104,6 @@ def test_ranks_and_win_probabilities_equal_a_brute_force_loop_over_the_same_resa
     )
     assert_array_equal(result.bootstrap_ranks, ranks)
     assert_array_equal(result.win_probability, wins)
-    for k in range(m):
-        ordered = np.sort(ranks[:, k])
-        # Percentile interval: the ceil(B q)-th smallest rank (inverted CDF).
-        assert result.rank_low[k] == ordered[int(np.ceil(1000 * 0.025)) - 1]
-        assert result.rank_high[k] == ordered[int(np.ceil(1000 * 0.975)) - 1]
     observed = np.array([stats.pearsonr(gold, models[k])[0] for k in names])
     assert_array_equal(result.rank, [1 + np.sum(observed > r) for r in observed])
     assert_allclose(result.win_probability + result.win_probability.T, 1.0)
@@ -226,3 +225,128 @@ def test_shared_draw_gives_the_per_comparison_intervals_exactly(statistic):
             atol=1e-15,
         )
         assert pair.significant == one.significant
+
+
+# --------------------------------------------------------------------------------------------
+# Rank intervals: the rank sets that the pair decisions leave (Mogstad et al. 2024)
+# --------------------------------------------------------------------------------------------
+def _decided_counts(result, decided):
+    """Per model: the decided pairs in which the other model is better, and worse (sign of Δr)."""
+    better = np.zeros(len(result.models), dtype=int)
+    worse = np.zeros(len(result.models), dtype=int)
+    for pair, made in zip(result.pairs, decided):
+        if not made or pair.delta == 0:
+            continue
+        i, j = result.models.index(pair.model1), result.models.index(pair.model2)
+        winner, loser = (i, j) if pair.delta > 0 else (j, i)
+        better[loser] += 1
+        worse[winner] += 1
+    return better, worse
+
+
+@st.composite
+def _score_sets(draw):
+    """A few models on a few items, ties allowed in the gold and in the predictions."""
+    n = draw(st.integers(min_value=8, max_value=24))
+    m = draw(st.integers(min_value=2, max_value=5))
+    values = st.integers(min_value=0, max_value=5)
+    gold = np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=float)
+    noise = st.lists(st.integers(min_value=-2, max_value=2), min_size=n, max_size=n)
+    models = {}
+    for k in range(m):
+        scale = draw(st.sampled_from([0.0, 0.5, 1.0, 2.0]))
+        models[f"m{k}"] = gold + scale * np.array(draw(noise), dtype=float)
+    assume(np.ptp(gold) > 0 and all(np.ptp(x) > 0 for x in models.values()))
+    return gold, models, draw(st.integers(min_value=0, max_value=2**16))
+
+
+def _compare_quietly(models, gold, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # uncalibrated n, dropped constant resamples
+        try:
+            return compare_models(models, gold, n_resamples=1000, **kwargs)
+        except UserInputError:  # every resample constant: too few distinct values
+            assume(False)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(task=_score_sets(), adjust=st.sampled_from(["holm", "bonferroni"]))
+def test_rank_intervals_are_the_ranks_the_familywise_pair_decisions_leave(task, adjust):
+    gold, models, seed = task
+    result = _compare_quietly(models, gold, seed=seed, adjust=adjust)
+    m = len(models)
+    better, worse = _decided_counts(result, [pair.significant for pair in result.pairs])
+    assert_array_equal(result.rank_low, 1 + better)
+    assert_array_equal(result.rank_high, m - worse)
+    assert ((result.rank_low <= result.rank) & (result.rank <= result.rank_high)).all()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(task=_score_sets(), adjust=st.sampled_from(["none", "fdr_bh", "hommel"]))
+def test_rank_intervals_without_familywise_control_keep_only_holms_decisions(task, adjust):
+    gold, models, seed = task
+    result = _compare_quietly(models, gold, seed=seed, adjust=adjust)
+    m = len(models)
+    own = [pair.significant for pair in result.pairs]
+    # Every rank the call's own decisions leave possible stays in the interval ...
+    better, worse = _decided_counts(result, own)
+    assert (result.rank_low <= 1 + better).all() and (result.rank_high >= m - worse).all()
+    # ... which is the one the decisions that Holm's step-down makes too leave.
+    pvalues = np.array([pair.pvalue for pair in result.pairs])
+    holm = np.zeros(pvalues.size, dtype=bool)
+    tested = ~np.isnan(pvalues)
+    if tested.any():
+        holm[tested] = multipletests(pvalues[tested], alpha=0.05, method="holm")[0]
+    better, worse = _decided_counts(result, np.logical_and(own, holm))
+    assert_array_equal(result.rank_low, 1 + better)
+    assert_array_equal(result.rank_high, m - worse)
+
+
+def test_no_significant_pair_gives_every_model_every_rank():
+    # The bootstrap percentile interval of the rank printed [1, 2] and [2, 3] here while no pair
+    # differs significantly; the rank sets say what the decisions say: nothing is decided.
+    rng = np.random.default_rng(0)
+    gold = rng.uniform(0, 5, 200)
+    models = {f"m{k}": gold + rng.normal(0, 1 + k / 8, 200) for k in range(3)}
+    result = compare_models(models, gold, n_resamples=2000, seed=1)
+    assert not any(pair.significant for pair in result.pairs)
+    assert result.rank_low.tolist() == [1, 1, 1] and result.rank_high.tolist() == [3, 3, 3]
+    percentile = np.quantile(result.bootstrap_ranks, [0.025, 0.975], axis=0, method="inverted_cdf")
+    assert percentile.T.tolist() == [[1, 2], [1, 3], [2, 3]]
+
+
+def test_exactly_tied_models_keep_their_shared_true_rank_one():
+    # 60 models with the same predictions, each permuted within the items of equal gold score:
+    # every model has the same r (a population tie), so every true rank is 1. The bootstrap
+    # percentile interval leaves 1 out for most of them (each resampled rank spreads over
+    # 1..60); the rank sets keep it.
+    rng = np.random.default_rng(5)
+    gold = rng.integers(0, 6, 80).astype(float)
+    base = gold + rng.normal(0, 1.5, gold.size)
+    models = {}
+    for k in range(60):
+        scores = base.copy()
+        for value in np.unique(gold):
+            where = np.flatnonzero(gold == value)
+            scores[where] = scores[rng.permutation(where)]
+        models[f"m{k}"] = scores
+    result = compare_models(models, gold, n_resamples=1000, seed=0)
+    assert_allclose(result.r, result.r[0], rtol=1e-12)
+    assert not any(pair.significant for pair in result.pairs)
+    assert (result.rank_low == 1).all() and (result.rank_high == 60).all()
+    low = np.quantile(result.bootstrap_ranks, 0.025, axis=0, method="inverted_cdf")
+    assert (low > 1).mean() > 0.5
+
+
+def test_tied_and_separated_groups_share_their_ranks():
+    # Two identical copies of a good model and two of a poor one (n = 300): a copy's pair has
+    # no decision (perfectly correlated), each group is decided against the other, so the
+    # copies share one rank set (their observed r may differ in the last bit).
+    rng = np.random.default_rng(3)
+    gold = rng.uniform(0, 5, 300)
+    good, poor = gold + rng.normal(0, 0.5, 300), gold + rng.normal(0, 3.0, 300)
+    models = {"good-a": good, "poor-a": poor, "good-b": good.copy(), "poor-b": poor.copy()}
+    result = compare_models(models, gold, n_resamples=1000, seed=0)
+    assert result.pair("good-a", "good-b").error is not None
+    assert result.rank_low.tolist() == [1, 3, 1, 3]
+    assert result.rank_high.tolist() == [2, 4, 2, 4]

@@ -273,3 +273,46 @@ def test_cli_errors_name_the_option_typed_not_the_argument(argv, expected):
     with pytest.raises(UserInputError) as caught:
         power_cli.run(parser.parse_args(argv))
     assert str(caught.value).startswith(expected)
+
+
+# --------------------------------------------------------------------------------------------
+# One home per formula (issue 39): the covariance of the Fisher z's is the shared Pearson-Filon
+# psi, and a simulated sample is undefined only for a stated reason.
+# --------------------------------------------------------------------------------------------
+def test_z_covariance_is_the_shared_pearson_filon_covariance():
+    from sts_extras.stats._common import overlap_correlation
+    from sts_extras.stats.power import _z_covariance
+
+    r1, r2, r12 = 0.636, 0.693, 0.52
+    c = _z_covariance(r1, r2, r12)
+    np.testing.assert_allclose(c, c.T, rtol=1e-14)
+    np.testing.assert_allclose(np.diag(c), 1.0, rtol=1e-14)  # Var(sqrt(n) z) = 1
+    # The two correlations with the references share j (Zou 2007, p. 409; Steiger 1980, eq. 12).
+    np.testing.assert_allclose(c[0, 1], overlap_correlation(r1, r2, r12), rtol=1e-14)
+    # r_jk and r_kh share k: the same formula with k as the shared variable.
+    np.testing.assert_allclose(c[0, 2], overlap_correlation(r1, r12, r2), rtol=1e-14)
+    # r_jh and r_kh share h: Dunn & Clark's (1969) eq. 8, written out by hand.
+    psi = r1 * (1 - r2**2 - r12**2) - 0.5 * r2 * r12 * (1 - r2**2 - r12**2 - r1**2)
+    np.testing.assert_allclose(c[1, 2], psi / ((1 - r2**2) * (1 - r12**2)), rtol=1e-13)
+
+
+def test_simulation_lets_an_unexpected_error_propagate(monkeypatch):
+    import sts_extras.stats.power as power
+
+    def broken(*args: object) -> float:
+        raise ValueError("a bug, not an undefined variance")
+
+    monkeypatch.setattr(power, "dependent_statistic", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        simulate_power(0.5, 0.4, 0.6, 50, n_simulations=10, seed=0)
+
+
+def test_simulation_counts_an_undefined_variance_as_undefined(monkeypatch):
+    import sts_extras.stats.power as power
+
+    def undefined(*args: object) -> float:
+        raise UserInputError("the estimated variance of the difference is 0")
+
+    monkeypatch.setattr(power, "dependent_statistic", undefined)
+    result = simulate_power(0.5, 0.4, 0.6, 50, n_simulations=10, seed=0)
+    assert result.n_undefined == 10

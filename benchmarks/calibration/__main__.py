@@ -15,10 +15,11 @@ import platform
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from benchmarks.calibration import ranks, report
-from benchmarks.calibration.families import FamilyRow, run_families
+from benchmarks.calibration import model_ranks, ranks, report
+from benchmarks.calibration.families import FamilyRow, run_family_claims, run_family_errors
 from benchmarks.calibration.families import markdown as families_markdown
 from benchmarks.calibration.suite import (
     DEFAULT_RESAMPLES,
@@ -54,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--family-samples",
         type=int,
-        default=120,
+        default=300,
         help="simulated tasks per family-wise cell (families.py; 0 leaves them out)",
     )
     parser.add_argument(
@@ -62,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=200,
         help="replications per cross-task cell (ranks.py; 0 leaves them out)",
+    )
+    parser.add_argument(
+        "--model-rank-samples",
+        type=int,
+        default=model_ranks.DEFAULT_SAMPLES,
+        help="replications per rank cell of compare_models (model_ranks.py; 0 leaves them out)",
     )
     parser.add_argument(
         "--output-dir",
@@ -103,11 +110,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             flush=True,
         )
 
-    result = run_suite(config, progress=progress)
+    # Two replicates: method="auto" chooses on the first, the printed levels come from the second.
+    selection = run_suite(config, progress=progress)
+    done = 0
+    result = run_suite(dataclasses.replace(config, seed=config.seed + 1), progress=progress)
     print(report.summary_text(result))
     print(
-        f"{len(result.results)} cells in {result.seconds:.1f} s "
-        f"({result.cpu_seconds:.1f} s of CPU time)"
+        f"{len(result.results)} cells x 2 replicates in {selection.seconds + result.seconds:.1f} "
+        f"s ({selection.cpu_seconds + result.cpu_seconds:.1f} s of CPU time)"
     )
     if args.quick and args.output_dir is None:
         return 0
@@ -118,20 +128,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         table = args.output_dir / "calibration.json"
         page = args.output_dir / "calibration.md"
     figure = page.parent / "img" / "calibration.png"
-    report.write_table(result, table)
+    report.write_table(selection, result, table)
     report.write_figure(result, figure)
     family_rows = []
     family_seconds = 0.0
     if args.family_samples > 0 and not args.quick:
         family_start = time.perf_counter()
-        family_rows = run_families(samples=args.family_samples, seed=args.seed)
-        _add_families(table, family_rows)
+        # Two replicates of the family-wise errors, as of the rows (the choice reads the first,
+        # the printed claim the second), one per worker; then the defaults' claims, which read
+        # the table just written.
+        seeds = {"selection": args.seed, "evaluation": args.seed + 1}
+        with ProcessPoolExecutor(max_workers=max(1, min(2, args.workers))) as pool:
+            futures = {
+                name: pool.submit(run_family_errors, samples=args.family_samples, seed=seed)
+                for name, seed in seeds.items()
+            }
+            replicates = {name: future.result() for name, future in futures.items()}
+        _add_families(table, replicates)
+        with report.use_table(table):
+            claims = run_family_claims(samples=args.family_samples, seed=seeds["evaluation"])
+        family_rows = replicates["evaluation"] + claims
+        _add_families(table, {**replicates, "evaluation": family_rows})
         family_seconds = time.perf_counter() - family_start
         print(f"family-wise cells in {family_seconds:.1f} s")
-    from sts_extras.stats.calibration import choose_method
-
     with report.use_table(table):
-        report.write_page(result, page, choose=choose_method, machine=_machine())
+        report.write_page(result, page, selection=selection, machine=_machine())
     if family_rows:
         _append_family_section(page, family_rows, args.family_samples, family_seconds)
     if args.rank_samples > 0 and not args.quick:
@@ -141,33 +162,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         ranks.write_rows(rank_rows, table)
         ranks.write_section(rank_rows, page, rank_seconds, time.process_time() - rank_cpu)
         print(f"cross-task cells in {rank_seconds:.1f} s")
+    if args.model_rank_samples > 0 and not args.quick:
+        cell_start, cell_cpu = time.perf_counter(), time.process_time()
+        cell_rows = model_ranks.run_model_ranks(samples=args.model_rank_samples, seed=args.seed)
+        cell_seconds = time.perf_counter() - cell_start
+        model_ranks.write_rows(cell_rows, table)
+        model_ranks.write_section(cell_rows, page, cell_seconds, time.process_time() - cell_cpu)
+        print(f"rank cells of compare_models in {cell_seconds:.1f} s")
     print(f"wrote {table}, {page} and {figure} in {time.perf_counter() - start:.0f} s")
     return 0
 
 
-def _add_families(table: Path, rows: list[FamilyRow]) -> None:
-    """Put the family-wise rows under ``"families"`` of the written table (read by
-    ``sts_extras.stats.calibration.family_error`` for ``method="auto"`` on several pairs)."""
+def _add_families(table: Path, replicates: dict[str, list[FamilyRow]]) -> None:
+    """Put the family-wise rows of both replicates under ``"families"`` of the written table
+    (read by ``sts_extras.stats.calibration.family_error`` for ``method="auto"`` on several
+    pairs: the choice reads ``"selection"``, the printed claim ``"evaluation"``)."""
     document = json.loads(table.read_text(encoding="utf-8"))
-    document["families"] = [dataclasses.asdict(row) for row in rows]
+    document["families"] = [
+        {**dataclasses.asdict(row), "replicate": name}
+        for name, rows in replicates.items()
+        for row in rows
+    ]
     table.write_text(json.dumps(document, indent=None) + "\n", encoding="utf-8")
 
 
 def _append_family_section(page: Path, rows: list[FamilyRow], samples: int, seconds: float) -> None:
-    """The family-wise claims (adjusted decisions, rank sets, mean ranks, power) on the page."""
+    """The family-wise claims (adjusted decisions, mean ranks, power) on the page."""
     text = page.read_text(encoding="utf-8")
     text += (
-        "\n## Family-wise claims: adjusted pair decisions, rank intervals, mean ranks, power\n\n"
+        "\n## Family-wise claims: adjusted pair decisions, mean ranks, power\n\n"
         "`benchmarks/calibration/families.py`, through the public API (`compare_models` with "
         "its defaults, `mean_rank_across_tasks`, `dependent_test_power`), "
         f"{samples} simulated tasks per cell of five models on the same gold scores. "
         "Family-wise claims are conservative by design: the family-wise error of the "
         "Holm-adjusted pair decisions (five equally good models, ten pairs) must be at most "
-        '5 %, and the coverage of rank intervals at least 95 %. `method="auto"` on several '
+        '5 %, and the coverage of mean-rank intervals at least 95 %. `method="auto"` on several '
         "pairs with an adjustment picks among the interval methods whose family-wise error here "
         "is at most 5 % (`choose_method(family=True)`); a bootstrap's far tails, which an "
-        "adjusted decision reads, are where the percentile methods fail. The rank intervals are "
-        "marginal: the simultaneous row says how often all five hold at once. This part took "
+        "adjusted decision reads, are where the percentile methods fail. The rank sets of "
+        "`compare_models` are measured in their own section. This part took "
         f"{seconds / 60:.1f} min ({seconds:.0f} s) of the run.\n\n" + families_markdown(rows)
     )
     page.write_text(text, encoding="utf-8")

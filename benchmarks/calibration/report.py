@@ -2,9 +2,10 @@
 
 * :func:`write_table` -- ``sts_extras/data/calibration.json``, the table
   :mod:`sts_extras.stats.calibration` reads (one row per correlation, method, n and cell);
-* :func:`write_page` -- ``docs/calibration.md``: the settings, the band, the worst size and
-  coverage of every method at every n (synthetic cells), the real-data cells, the cells
-  themselves and the method ``choose_method`` picks;
+* :func:`write_page` -- ``docs/calibration.md``: the settings, the two replicates and the rule
+  behind ``calibrated`` (quoted from :mod:`sts_extras.stats.calibration`), the worst size and
+  coverage of every method at every n (synthetic cells, evaluation replicate), the real-data
+  cells, the cells themselves and the method ``choose_method`` picks, with its margins;
 * :func:`write_figure` -- ``docs/img/calibration.png``: size and coverage against n.
 """
 
@@ -27,6 +28,7 @@ from benchmarks.calibration.suite import (
     SuiteResult,
     standard_error,
 )
+from sts_extras.stats.calibration import COVERAGE_BAND, SIZE_BAND
 from sts_extras.stats.dependent import DEPENDENT_METHODS
 from sts_extras.stats.intervals import DIFFERENCE_METHODS
 
@@ -46,9 +48,6 @@ __all__ = [
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = "python -m benchmarks.calibration"
-#: The band of a calibrated method on every synthetic cell with n >= 50.
-SIZE_BAND = (0.035, 0.065)
-COVERAGE_BAND = (0.935, 0.965)
 #: Methods drawn in the figure.
 FIGURE_METHODS = (*DIFFERENCE_METHODS, "steiger1980", "meng1992")
 #: Methods of the by-family tables.
@@ -91,27 +90,34 @@ def worst(
 # --------------------------------------------------------------------------------------------
 # JSON
 # --------------------------------------------------------------------------------------------
-def table_document(result: SuiteResult) -> dict[str, Any]:
-    """The JSON document of a run."""
+def table_document(selection: SuiteResult, evaluation: SuiteResult) -> dict[str, Any]:
+    """The JSON document of a run: the rows of both replicates, each tagged with its
+    ``replicate`` (``"selection"``: ``method="auto"`` chooses on it; ``"evaluation"``: the
+    printed levels come from it)."""
+    rows = [
+        {**row, "replicate": name}
+        for name, result in (("selection", selection), ("evaluation", evaluation))
+        for row in result.rows()
+    ]
     return {
-        "format": 1,
+        "format": 2,
         "generated_by": COMMAND,
         "alpha": ALPHA,
         "confidence_level": CONFIDENCE_LEVEL,
-        "resamples": result.config.resamples,
-        "seed": result.config.seed,
-        "rows": result.rows(),
+        "resamples": evaluation.config.resamples,
+        "seed": {"selection": selection.config.seed, "evaluation": evaluation.config.seed},
+        "rows": rows,
     }
 
 
-def write_table(result: SuiteResult, path: Path) -> Path:
+def write_table(selection: SuiteResult, evaluation: SuiteResult, path: Path) -> Path:
     """Write ``calibration.json`` (atomically: a temporary file renamed into place).
 
     Top-level keys of an existing file that this suite does not write (e.g. ``"families"``,
     the family-wise rows of ``benchmarks/calibration/families.py``) are kept as they were.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    document = table_document(result)
+    document = table_document(selection, evaluation)
     try:
         previous = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -277,6 +283,7 @@ def _findings(result: SuiteResult, correlation: str) -> list[str]:
                 if correlation == "pearson"
                 else ""
             )
+            + " They count against `calibrated` like every other cell."
         )
         if others:
             parts = []
@@ -364,13 +371,53 @@ def _cells_table(result: SuiteResult) -> list[str]:
     return _table(header, rows)
 
 
-def _choice_table(result: SuiteResult, choose: Callable[[str, int], str]) -> list[str]:
+def _choice_table(result: SuiteResult) -> list[str]:
+    """``method="auto"``'s choice at every grid n, for one pair and for an adjusted family, with
+    its summed band violation, the best method there and the margin (percentage points)."""
+    from sts_extras.stats.calibration import choice_table
+
     rows = []
     for correlation in result.config.correlations:
-        ns = _n_values(result, correlation)
-        rows.append([correlation, *[f"`{choose(correlation, n)}`" for n in ns]])
-    ns = _n_values(result, result.config.correlations[0])
+        for family in (False, True):
+            cells = []
+            for choice in choice_table(correlation, family):
+                text = f"`{choice.method}` {100 * choice.violation:.1f}"
+                if choice.best != choice.method:
+                    text += (
+                        f" (best `{choice.best}` {100 * choice.best_violation:.1f}, "
+                        f"margin {100 * choice.margin:.1f})"
+                    )
+                cells.append(text)
+            what = "several pairs, adjusted" if family else "one pair"
+            rows.append([f"{correlation}, {what}", *cells])
+    ns = [choice.n for choice in choice_table(result.config.correlations[0])]
     return _table(["correlation", *[f"n = {n}" for n in ns]], rows)
+
+
+def _replicate_agreement(selection: SuiteResult, evaluation: SuiteResult) -> list[str]:
+    """How far the two replicates' rates lie apart, against their Monte Carlo error."""
+    differences = []
+    for first, second in zip(selection.results, evaluation.results):
+        for method in DIFFERENCE_METHODS:
+            pairs = [(first.coverage[method], second.coverage[method])]
+            size_a, size_b = first.size[method], second.size[method]
+            if size_a is not None and size_b is not None:
+                pairs.append((size_a, size_b))
+            samples = first.samples_by_method[method]
+            for a, b in pairs:
+                edge = 0.05 if min(a, b) < 0.5 else 0.95
+                error = math.sqrt(2 * edge * (1 - edge) / samples)
+                differences.append((abs(a - b), abs(a - b) / error))
+    if not differences:
+        return []
+    largest = max(d for d, _ in differences)
+    beyond = sum(1 for _, z in differences if z > 2)
+    return [
+        f"The two replicates (seeds {selection.config.seed} and {evaluation.config.seed}) differ "
+        f"by at most {100 * largest:.1f} points on one rate of an interval method; "
+        f"{beyond} of {len(differences)} rates ({100 * beyond / len(differences):.1f} %) differ "
+        "by more than 2 standard errors of a difference (about 5 % expected by chance).",
+    ]
 
 
 def _samples_table(result: SuiteResult) -> list[str]:
@@ -405,12 +452,18 @@ def _minutes(seconds: float) -> str:
 def page_text(
     result: SuiteResult,
     *,
+    selection: SuiteResult | None = None,
     figure: str | None = "img/calibration.png",
-    choose: Callable[[str, int], str] | None = None,
     machine: str = "",
 ) -> str:
-    """The Markdown of ``docs/calibration.md`` for a run."""
+    """The Markdown of ``docs/calibration.md`` for a run: ``result`` is the evaluation
+    replicate (every table of rates), ``selection`` the replicate ``method="auto"`` chose on
+    (with it, the choice table and the agreement of the two)."""
+    from sts_extras.stats.calibration import CALIBRATION_RULE, CHOICE_RULE
+
     config = result.config
+    seconds = result.seconds + (0.0 if selection is None else selection.seconds)
+    cpu_seconds = result.cpu_seconds + (0.0 if selection is None else selection.cpu_seconds)
     samples = config.samples
     families = sorted({c.family for c in config.cells if not c.real})
     n_synthetic = sum(1 for c in config.cells if not c.real)
@@ -438,13 +491,15 @@ def page_text(
         "```",
         "",
         f"Options: `--samples S` (default {samples}), `--resamples B` (default "
-        f"{config.resamples}), `--seed K` (default {config.seed}), `--workers W` (default 2).",
+        f"{config.resamples}), `--seed K` (default 0: the selection replicate; the evaluation "
+        "replicate uses K + 1), `--workers W` (default 2).",
         "The same seed gives the same table: every random stream is keyed by the seed, the",
         "cell, n and the correlation, whatever the order of the work or the number of workers.",
-        f"This run: seed {config.seed}, {config.workers} worker(s), **{_minutes(result.seconds)}**"
+        f"This run: seeds {'' if selection is None else f'{selection.config.seed} and '}"
+        f"{config.seed}, {config.workers} worker(s), **{_minutes(seconds)}**"
         f" wall-clock" + (f" on {machine}" if machine else "") + f"; the work took "
-        f"{_minutes(result.cpu_seconds)} of CPU time, i.e. "
-        f"{_minutes(result.cpu_seconds / max(1, config.workers))} on {config.workers} idle "
+        f"{_minutes(cpu_seconds)} of CPU time, i.e. "
+        f"{_minutes(cpu_seconds / max(1, config.workers))} on {config.workers} idle "
         "core(s) (the wall-clock time is longer when other work shares the machine).",
         "",
         "## What is measured",
@@ -474,15 +529,22 @@ def page_text(
         "Entries: data sets drawn / bootstrapped, and the standard errors in points. A rate is",
         "measured to about +-2 standard errors; keep that in mind near the band's edges.",
         "",
-        "## The band",
+        "## Two replicates, one rule",
         "",
-        "A method is **calibrated** for one pair when its size lies within [3.5 %, 6.5 %] and its",
-        "coverage within [93.5 %, 96.5 %] on every synthetic cell with n >= 50 (size is measured",
-        "on the null cells; coverage on every cell). Real-data cells are reported beside it.",
+        'The suite runs twice, with independent random streams: `method="auto"` chooses on the',
+        "**selection** replicate, and every printed level (`result.calibration`, the reports,",
+        "every table on this page) comes from the **evaluation** replicate, which the choice did",
+        "not see. The rule behind `calibrated`, quoted from `sts_extras.stats.calibration."
+        "CALIBRATION_RULE`:",
+        "",
+        f"> {CALIBRATION_RULE}",
+        "",
         "Below, each entry is **worst size / worst coverage** in percent over the synthetic",
         "cells at that n; **bold**: outside the band at n >= 50; *italics*: outside it at",
-        "n < 50, where no band is promised.",
+        "n < 50. A result names every cell outside the band (`outside_band`) and the worst",
+        "in its `UncalibratedWarning`.",
         "",
+        *([] if selection is None else [*_replicate_agreement(selection, result), ""]),
     ]
     if figure:
         lines += [f"![Size and coverage against n]({figure})", ""]
@@ -508,16 +570,20 @@ def page_text(
         lines += [f"## {correlation.capitalize()}: real STS Benchmark cells", ""]
         lines += _real_table(result, correlation)
         lines.append("")
-    if choose is not None:
+    if selection is not None:
         lines += [
             "## The method `choose_method` picks",
             "",
             "`sts_extras.stats.calibration.choose_method(correlation, n)` (the method",
-            '`method="auto"` uses): among the interval methods, the one whose worst synthetic',
-            "size and coverage at the nearest grid n violate the band least, then fall least",
-            "short on the real cells, then have the size closest to 5 %.",
+            '`method="auto"` uses), quoted from `sts_extras.stats.calibration.CHOICE_RULE`:',
             "",
-            *_choice_table(result, choose),
+            f"> {CHOICE_RULE}",
+            "",
+            "Each entry: the method chosen and its summed band violation on the selection",
+            "replicate, in points; where another method was best there, that method, its",
+            "violation and the margin it had to beat.",
+            "",
+            *_choice_table(result),
             "",
         ]
     lines += [
@@ -685,8 +751,10 @@ def use_table(path: Path) -> Iterator[None]:
     """
     from sts_extras.stats import calibration
 
+    caches = (calibration._table, calibration._family_rows, calibration.choice_table)
     original = calibration.resources
-    calibration._table.cache_clear()
+    for cache in caches:
+        cache.cache_clear()
     calibration.resources = types.SimpleNamespace(  # type: ignore[assignment]
         files=lambda package: _TableRoot(path)
     )
@@ -694,7 +762,8 @@ def use_table(path: Path) -> Iterator[None]:
         yield
     finally:
         calibration.resources = original
-        calibration._table.cache_clear()
+        for cache in caches:
+            cache.cache_clear()
 
 
 def packaged_table_path() -> Path:

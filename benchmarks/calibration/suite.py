@@ -54,8 +54,11 @@ from sts_extras.stats.dependent import (
 )
 from sts_extras.stats.intervals import (
     DIFFERENCE_METHODS,
+    STUDENTISED_METHODS,
     difference_intervals,
     difference_pvalues,
+    hc4_standard_errors,
+    twopov_standard_errors,
 )
 from sts_extras.stats.resampling import draw_counts
 
@@ -323,9 +326,10 @@ class _Task:
 
 
 def _seed_tests(
-    r1: Array, r2: Array, r12: Array, n: int, delta: float
+    r1: Array, r2: Array, r12: Array, n: int, delta: float, correlation: str
 ) -> tuple[dict[str, Array], Array]:
-    """p-values of every seed test and Zou-interval coverage, one data set at a time."""
+    """p-values of every seed test and Zou-interval coverage (its Fisher-z limits for
+    ``correlation``, as the package computes them), one data set at a time."""
     samples = r1.size
     statistics = {method: np.full(samples, np.nan) for method in DEPENDENT_METHODS}
     covered = np.zeros(samples, dtype=bool)
@@ -337,7 +341,7 @@ def _seed_tests(
             # An undefined variance leaves NaN.
             with contextlib.suppress(UserInputError, ValueError, ZeroDivisionError):
                 statistics[method][s] = dependent_statistic(method, *values, n)
-        low, high = zou_dependent_interval(*values, n, CONFIDENCE_LEVEL)
+        low, high = zou_dependent_interval(*values, n, CONFIDENCE_LEVEL, correlation)
         covered[s] = low <= delta <= high
     pvalues = {}
     for method, statistic in statistics.items():
@@ -367,7 +371,9 @@ def _measure(task: _Task) -> CellResult:
     h, a, b = task.cell.draw(np.random.default_rng(data_seed), task.samples, task.n)
     counts = draw_counts(np.random.default_rng(counts_seed), task.resamples, task.n)
     statistics = _ENGINES[task.correlation](h, a, b, counts, bootstrapped=task.bootstrapped)
+    se_a, se_b = (hc4_standard_errors(x, h, correlation=task.correlation) for x in (a, b))
     del h, a, b
+    twopov_se = twopov_standard_errors(se_a, se_b, statistics.r1, statistics.r2, statistics.r12)
     observed = statistics.r1 - statistics.r2
     ordered = np.sort(statistics.deltas, axis=1)  # the methods do not depend on the order
     booted = ordered.shape[0]
@@ -377,11 +383,12 @@ def _measure(task: _Task) -> CellResult:
     undefined: dict[str, int] = {}
     samples_by_method: dict[str, int] = {}
     for method in DIFFERENCE_METHODS:
-        rows = task.samples if method == "jackknife-t" else booted
+        rows = task.samples if method in STUDENTISED_METHODS else booted
         arguments: dict[str, Any] = {
             "n": task.n,
-            "deltas": None if method == "jackknife-t" else ordered,
+            "deltas": None if method in STUDENTISED_METHODS else ordered,
             "jackknife": statistics.jackknife[:rows],
+            "standard_error": twopov_se[:rows],
         }
         low, high = difference_intervals(method, observed[:rows], alpha=ALPHA, **arguments)
         coverage[method] = float(np.mean((low <= task.delta) & (task.delta <= high)))
@@ -394,7 +401,9 @@ def _measure(task: _Task) -> CellResult:
             size[method] = None
         undefined[method] = int(np.count_nonzero(bad))
         samples_by_method[method] = rows
-    pvalues, covered = _seed_tests(statistics.r1, statistics.r2, statistics.r12, task.n, task.delta)
+    pvalues, covered = _seed_tests(
+        statistics.r1, statistics.r2, statistics.r12, task.n, task.delta, task.correlation
+    )
     zou = float(np.mean(covered))
     for method in DEPENDENT_METHODS:
         p = pvalues[method]

@@ -51,7 +51,8 @@ Args:
     confidence_level (`float`): Defaults to 0.95.
     method (`str`): "BCa" (default, the DynaMax paper's interval) or "percentile"; or "auto",
         the calibrated method of sts-extras (chosen by its calibration suite: BCa reaches about
-        8 % type-I error for a nominal 5 % at n = 50), or "adjusted-percentile" or "jackknife-t".
+        8 % type-I error for a nominal 5 % at n = 50), or "twopov" (Wilcox 2009),
+        "adjusted-percentile" (a variant of sts-extras) or "jackknife-t".
     seed (`int`): Seed of the resamples; `None` (default) takes the seed given to
         `evaluate.load(..., seed=...)`, and without one 0 (the library's default): same seed,
         same interval.
@@ -71,8 +72,9 @@ Returns:
     measured_size (`float`): The method's type-I error at alpha = 0.05 measured by the
         calibration suite: the worst data cell at the grid n nearest to n (None if unmeasured).
     measured_coverage (`float`): Its worst measured coverage of a 95 % interval there.
-    calibrated (`bool`): Both lie within the calibrated band (size at most 6.5 %, coverage at
-        least 93.5 %).
+    calibrated (`bool`): Every cell of the suite at that n lies within the band (size in
+        [3.5, 6.5] %, coverage in [93.5, 96.5] %, up to 2 Monte Carlo standard errors).
+    outside_band (`list` of `str`): The suite's cells at that n outside the band, worst first.
     n_resamples (`int`): Number of resamples used.
 
 Examples:

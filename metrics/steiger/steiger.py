@@ -53,7 +53,8 @@ Args:
         the calibrated method of sts-extras (a resampling interval chosen by its calibration
         suite: the closed-form tests assume normal data and reach about 20 % type-I error for a
         nominal 5 % under heteroscedastic errors at n = 50), or one of its interval methods
-        "adjusted-percentile", "jackknife-t", "percentile", "BCa".
+        "twopov" (Wilcox 2009), "adjusted-percentile" (a variant of sts-extras),
+        "jackknife-t", "percentile", "BCa".
     n_resamples (`int`): Resamples of the resampling methods. Defaults to 10000.
     seed (`int`): Seed of the resampling methods; `None` (default) takes the seed given to
         `evaluate.load(..., seed=...)`, and without one 0 (the library's default).
@@ -75,8 +76,9 @@ Returns:
     measured_size (`float`): The method's type-I error at alpha = 0.05 measured by the
         calibration suite: the worst data cell at the grid n nearest to n (None if unmeasured).
     measured_coverage (`float`): Its worst measured coverage of a 95 % interval there.
-    calibrated (`bool`): Both lie within the calibrated band (size at most 6.5 %, coverage at
-        least 93.5 %).
+    calibrated (`bool`): Every cell of the suite at that n lies within the band (size in
+        [3.5, 6.5] %, coverage in [93.5, 96.5] %, up to 2 Monte Carlo standard errors).
+    outside_band (`list` of `str`): The suite's cells at that n outside the band, worst first.
 
 Examples:
     >>> steiger = evaluate.load("metrics/steiger")

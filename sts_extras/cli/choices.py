@@ -39,7 +39,7 @@ DEPENDENT_METHODS = (
     "pearson1898",
 )
 #: :data:`sts_extras.stats.intervals.DIFFERENCE_METHODS`
-INTERVAL_METHODS = ("adjusted-percentile", "jackknife-t", "percentile", "BCa")
+INTERVAL_METHODS = ("twopov", "adjusted-percentile", "jackknife-t", "percentile", "BCa")
 #: :data:`sts_extras.stats.model_comparison.COMPARISON_METHODS`
 COMPARISON_METHODS = ("auto", *INTERVAL_METHODS, *DEPENDENT_METHODS)
 #: :data:`sts_extras.stats.dependent.ALTERNATIVES`

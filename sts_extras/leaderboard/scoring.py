@@ -97,9 +97,10 @@ class ModelTaskStats:
     list every bin (``None`` where a bin has fewer than 3 pairs or a constant side);
     ``rho_w``/``tau_w`` are Lombardo et al.'s (2020) top-rank-weighted correlations (Eq. 8,
     n0 = 2); ``rank`` orders the models of the unit by ``pearson`` (1 = best); ``scores`` are the
-    per-pair scores every statistic was computed on; ``rank_low``/``rank_high`` is the bootstrap
-    percentile interval of the rank among the models scored on the unit (Hall & Miller 2009),
-    from the resampling shared by all of them (both equal ``rank`` when it is the only one).
+    per-pair scores every statistic was computed on; ``rank_low``/``rank_high`` is the rank set
+    among the models scored on the unit that the unit's family-wise pair decisions leave
+    (``compare_models``; Mogstad, Romano, Shaikh & Wilhelm 2024; both equal ``rank`` when it is
+    the only one).
     """
 
     task: str
@@ -305,12 +306,14 @@ def _usable_scores(
     try:
         scores = as_float_vector(scores, f"scores of {model!r} on {task.name}")
         if scores.size != task.gold.size:
-            raise ValueError(f"{scores.size} scores for {task.gold.size} gold pairs")
+            raise UserInputError(
+                f"{scores.size} scores of {model!r} on {task.name} for {task.gold.size} gold pairs"
+            )
         if round_scores:
             scores = np.round(scores, ROUND_DECIMALS)
         check_not_constant(scores, f"scores of {model!r} on {task.name}", what="r")
         weighted = weighted_rank_correlation(scores, task.gold, n0=n0)
-    except ValueError as error:
+    except UserInputError as error:  # what the scores cannot support; a bug propagates
         return ModelTaskFailure(
             task=task.name,
             model=model,
@@ -347,7 +350,7 @@ def _model_stats(
             scaled = scaled_pearson(
                 scores, task.gold, bins=bins, score_range=score_range, strategy="width"
             )
-    except ValueError:
+    except UserInputError:  # no bin with a defined r (the message says why); a bug propagates
         scaled = None
     return ModelTaskStats(
         task=task.name,
@@ -409,6 +412,21 @@ def _task_rows(
     return rows
 
 
+@dataclass(frozen=True)
+class _ComparisonFailure:
+    """A unit whose all-pairs comparison the scores cannot support (a ``UserInputError`` of
+    :func:`~sts_extras.stats.model_comparison.compare_models`), named by unit and models."""
+
+    task: str
+    models: tuple[str, ...]
+    error: str
+
+    @property
+    def message(self) -> str:
+        """One line naming the unit, the models and why."""
+        return f"{self.task}: no comparison of {', '.join(self.models)}: {self.error}"
+
+
 def _compare_task(
     task: TaskScores,
     rows: Mapping[str, ModelTaskRow],
@@ -418,10 +436,11 @@ def _compare_task(
     n_resamples: int,
     confidence_level: float,
     seed: int,
-) -> ModelComparisonResult | str | None:
+) -> ModelComparisonResult | _ComparisonFailure | None:
     """All-pairs comparison of the models scored on the unit, in table order (best first).
 
-    None with fewer than 2 scored models; the error message if the comparison is impossible.
+    None with fewer than 2 scored models; a :class:`_ComparisonFailure` if the scores cannot
+    support the comparison (a ``UserInputError``); any other error is a bug and propagates.
     Failed models are left out, so they do not change the others' ranks or p-values.
     """
     from sts_extras.stats.model_comparison import compare_models
@@ -442,8 +461,8 @@ def _compare_task(
             confidence_level=confidence_level,
             seed=seed,
         )
-    except ValueError as error:
-        return str(error)
+    except UserInputError as error:
+        return _ComparisonFailure(task.name, tuple(row.model for row in scored), str(error))
 
 
 def _with_rank_interval(
@@ -467,7 +486,7 @@ def _baseline_comparison(
     task: TaskScores,
     model: ModelTaskRow,
     baseline: ModelTaskRow,
-    comparison: ModelComparisonResult | str | None,
+    comparison: ModelComparisonResult | _ComparisonFailure | None,
 ) -> ComparisonStats:
     """The pair (model, baseline) of the unit's all-pairs comparison, oriented model − baseline,
     with the pair's one decision (adjusted over all pairs of the unit)."""
@@ -475,8 +494,8 @@ def _baseline_comparison(
     if isinstance(model, ModelTaskFailure) or isinstance(baseline, ModelTaskFailure):
         failed = model if isinstance(model, ModelTaskFailure) else baseline
         return ComparisonStats(**base, error=f"{failed.model} has no scores on {task.name}")
-    if comparison is None or isinstance(comparison, str):  # both scored: an error message
-        return ComparisonStats(**base, error=comparison or "no comparison")
+    if comparison is None or isinstance(comparison, _ComparisonFailure):  # both scored
+        return ComparisonStats(**base, error=comparison.message if comparison else "no comparison")
     pair = comparison.pair(model.model, baseline.model)
     # Pairs run best model first; Δr, its interval and the test statistic change sign with the
     # order, the two-sided p-value does not.
@@ -521,7 +540,7 @@ def score_leaderboard(
     unit, and the pair's interval at the per-pair level that matches it (the interval excludes 0
     exactly when the pair is significant); the method used (``"auto"`` resolved) and its
     measured size and coverage at the unit's n (``pairwise[unit].method``, ``.calibration``);
-    each model's rank interval and the win probabilities (Hall & Miller 2009); the minimal
+    each model's rank set from those decisions, and the win probabilities; the minimal
     detectable Δr of the top model. The comparisons with ``baseline`` are those pairs with those
     decisions. Over the units: the mean rank with its interval.
 
@@ -630,7 +649,7 @@ class _Options:
             round_scores=run.round_scores,
             method=run.method,
             adjust=run.adjust,
-            rank_interval="percentile",
+            rank_interval="pair-decisions",
             detectable_power=DETECTABLE_POWER,
         )
 
@@ -695,15 +714,15 @@ def _score_task(task: TaskScores, options: _Options, scored: _Scored) -> None:
         seed=run.seed,
     )
     comparison = None
-    if isinstance(outcome, str):
-        scored.pairwise_errors[task.name] = outcome
+    if isinstance(outcome, _ComparisonFailure):
+        scored.pairwise_errors[task.name] = outcome.message
     elif outcome is not None:
         comparison = scored.pairwise[task.name] = outcome
         scored.detectable[task.name] = top_model_detectable_deltas(
             outcome, power=DETECTABLE_POWER, alpha=options.alpha
         )
     scored.stats.extend(
-        row if isinstance(outcome, str) else _with_rank_interval(row, comparison)
+        row if isinstance(outcome, _ComparisonFailure) else _with_rank_interval(row, comparison)
         for row in rows.values()
     )
     scored.comparisons.extend(

@@ -272,8 +272,9 @@ class LeaderboardSettings(Record):
         :data:`~sts_extras.stats.model_comparison.COMPARISON_METHODS`: ``"auto"`` (the method
         the calibration suite measured best at the task's n; each task's result names the one
         chosen and its measured size and coverage), an interval method of r1 - r2
-        (``"adjusted-percentile"``, ``"jackknife-t"``, ``"percentile"``, ``"BCa"``) or a closed-form
-        test of two dependent correlations (``"meng1992"``, ...; its interval is Zou's).
+        (``"twopov"``, ``"adjusted-percentile"``, ``"jackknife-t"``, ``"percentile"``,
+        ``"BCa"``) or a closed-form test of two dependent correlations (``"meng1992"``, ...;
+        its interval is Zou's).
     adjust : str, default "holm"
         Adjustment over all pairs of models of a task (one of
         :data:`~sts_extras.stats.multiple.ADJUST_METHODS`): a pair is significant when its

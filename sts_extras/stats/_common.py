@@ -6,9 +6,11 @@ them; the other statistics modules import them from here.
 
 from __future__ import annotations
 
+from typing import Any, overload
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy import special, stats
 
 from sts_extras._validation import unit_scaled
 from sts_extras.errors import UserInputError
@@ -16,7 +18,13 @@ from sts_extras.errors import UserInputError
 __all__ = [
     "check_correlation_matrix",
     "check_not_perfect",
+    "correlation_covariance",
     "correlation_matrix",
+    "fisher_limits",
+    "fisher_z_variance",
+    "mover_difference_limits",
+    "overlap_correlation",
+    "overlap_covariance",
     "statistic_pvalue",
 ]
 
@@ -78,15 +86,147 @@ def check_not_perfect(r1: float, r2: float, r12: float, correlation: str) -> Non
         )
 
 
-def overlap_correlation(r1: ArrayLike, r2: ArrayLike, r12: ArrayLike) -> NDArray[np.float64]:
+@overload
+def correlation_covariance(
+    r_jk: float, r_hm: float, r_jh: float, r_jm: float, r_kh: float, r_km: float
+) -> float: ...
+@overload
+def correlation_covariance(
+    r_jk: ArrayLike,
+    r_hm: ArrayLike,
+    r_jh: ArrayLike,
+    r_jm: ArrayLike,
+    r_kh: ArrayLike,
+    r_km: ArrayLike,
+) -> NDArray[np.float64]: ...
+def correlation_covariance(
+    r_jk: ArrayLike,
+    r_hm: ArrayLike,
+    r_jh: ArrayLike,
+    r_jm: ArrayLike,
+    r_kh: ArrayLike,
+    r_km: ArrayLike,
+) -> float | NDArray[np.float64]:
+    r"""Large-sample covariance of :math:`\sqrt n\, r_{jk}` and :math:`\sqrt n\, r_{hm}`.
+
+    The one home of the Pearson & Filon (1898) covariance of two correlations of one correlation
+    matrix (Eq. 3 in [1]_, the :math:`\psi_{jk,hm}` there); normal data. The overlapping case
+    (:func:`overlap_covariance`), the correlation of two overlapping correlations
+    (:func:`overlap_correlation`) and the 3 x 3 covariance of :mod:`sts_extras.stats.power` are
+    this function at the entries they name.
+
+    Parameters
+    ----------
+    r_jk, r_hm : array_like
+        The two correlations.
+    r_jh, r_jm, r_kh, r_km : array_like
+        The four cross correlations of their variables (1 where two names are one variable).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\psi_{jk,hm}`, elementwise (a float when all six are floats: the closed-form tests
+        call it once per sample in :func:`~sts_extras.stats.power.simulate_power`);
+        :math:`(1 - r_{jk}^2)^2` for :math:`hm = jk`.
+
+    Notes
+    -----
+    .. math::
+
+        \psi_{jk,hm} = \tfrac12 r_{jk} r_{hm} (r_{jh}^2 + r_{jm}^2 + r_{kh}^2 + r_{km}^2)
+        + r_{jh} r_{km} + r_{jm} r_{kh}
+        - (r_{jk} r_{jh} r_{jm} + r_{jk} r_{kh} r_{km} + r_{jh} r_{kh} r_{hm}
+        + r_{jm} r_{km} r_{hm})
+
+    References
+    ----------
+    .. [1] Steiger, J. H. (1980). Tests for comparing elements of a correlation matrix.
+           Psychological Bulletin 87(2), 245-251.
+    """
+    values = (r_jk, r_hm, r_jh, r_jm, r_kh, r_km)
+    scalar = all(isinstance(value, float) for value in values)
+    jk, hm, jh, jm, kh, km = (
+        float(value) if scalar else np.asarray(value, dtype=np.float64)  # type: ignore[arg-type]
+        for value in values
+    )
+    psi = (
+        0.5 * jk * hm * (jh**2 + jm**2 + kh**2 + km**2)
+        + jh * km
+        + jm * kh
+        - (jk * jh * jm + jk * kh * km + jh * kh * hm + jm * km * hm)
+    )
+    return float(psi) if scalar else np.asarray(psi, dtype=np.float64)
+
+
+@overload
+def overlap_covariance(r1: float, r2: float, r12: float) -> float: ...
+@overload
+def overlap_covariance(r1: ArrayLike, r2: ArrayLike, r12: ArrayLike) -> NDArray[np.float64]: ...
+def overlap_covariance(r1: ArrayLike, r2: ArrayLike, r12: ArrayLike) -> Any:
+    """:func:`correlation_covariance` of two overlapping correlations r(j, k) = ``r1`` and
+    r(j, h) = ``r2`` with r(k, h) = ``r12``, elementwise: r12 (1 - r1^2 - r2^2) -
+    r1 r2 (1 - r1^2 - r2^2 - r12^2) / 2 (Steiger 1980, eq. 3 with h = j; Dunn & Clark 1969,
+    eq. 8). ``overlap_covariance(r, r, 1.0)`` is the variance (1 - r^2)^2. Floats give a float."""
+    return correlation_covariance(r1, r2, 1.0, r2, r1, r12)
+
+
+@overload
+def overlap_correlation(r1: float, r2: float, r12: float) -> float: ...
+@overload
+def overlap_correlation(r1: ArrayLike, r2: ArrayLike, r12: ArrayLike) -> NDArray[np.float64]: ...
+def overlap_correlation(r1: ArrayLike, r2: ArrayLike, r12: ArrayLike) -> Any:
     """The large-sample correlation between two overlapping correlations r(j, k) = ``r1`` and
     r(j, h) = ``r2`` when r(k, h) = ``r12``, elementwise (Pearson & Filon 1898, as in Olkin & Finn
-    1990 and Zou 2007, p. 409): ((r12 - r1 r2 / 2)(1 - r1^2 - r2^2 - r12^2) + r12^3) /
-    ((1 - r1^2)(1 - r2^2))."""
-    r1, r2, r12 = (np.asarray(a, dtype=np.float64) for a in (r1, r2, r12))
-    return ((r12 - 0.5 * r1 * r2) * (1 - r1**2 - r2**2 - r12**2) + r12**3) / (
-        (1 - r1**2) * (1 - r2**2)
+    1990 and Zou 2007, p. 409): :func:`overlap_covariance` / ((1 - r1^2)(1 - r2^2)); it is also
+    the correlation of their Fisher z's (Steiger 1980, eqs. 11-12). Floats give a float."""
+    covariance: Any = overlap_covariance(r1, r2, r12)
+    one: Any = r1 if isinstance(covariance, float) else np.asarray(r1, dtype=np.float64)
+    two: Any = r2 if isinstance(covariance, float) else np.asarray(r2, dtype=np.float64)
+    return covariance / ((1 - one**2) * (1 - two**2))
+
+
+def fisher_z_variance(
+    r: ArrayLike, n: ArrayLike, correlation: str = "pearson"
+) -> NDArray[np.float64]:
+    r"""Sampling variance of Fisher's :math:`z = \operatorname{artanh} r` from ``n`` pairs.
+
+    The one rule of the package: :math:`1/(n - 3)` for Pearson's r (Fisher 1921) and
+    :math:`(1 + r^2/2)/(n - 3)` for Spearman's rho (Eq. 3 in [1]_, which holds well for
+    :math:`|r| \le 0.9` under near-normal data; 1/(n - 3) is too small for Spearman's rho,
+    whose exact variance is about 1.06/(n - 3) near 0, Fieller et al. 1957). Elementwise.
+
+    Parameters
+    ----------
+    r : array_like
+        Correlations in (-1, 1) (used for Spearman only).
+    n : array_like
+        Numbers of pairs, at least 4 (not checked: callers check their own ``n``).
+    correlation : {"pearson", "spearman"}, default "pearson"
+
+    References
+    ----------
+    .. [1] Bonett, D. G. & Wright, T. A. (2000). Sample size requirements for estimating
+           Pearson, Kendall and Spearman correlations. Psychometrika 65(1), 23-28.
+    """
+    r, n = np.asarray(r, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    if correlation == "spearman":
+        return np.asarray((1.0 + r**2 / 2.0) / (n - 3.0), dtype=np.float64)
+    return np.asarray(np.broadcast_to(1.0 / (n - 3.0), np.broadcast_shapes(r.shape, n.shape)))
+
+
+def fisher_limits(
+    r: ArrayLike, n: ArrayLike, confidence_level: float, correlation: str = "pearson"
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Two-sided Fisher-z limits ``(low, high)`` of correlations ``r`` from ``n`` pairs,
+    elementwise: tanh(artanh r -+ q sqrt(v)), q the normal quantile of ``confidence_level`` and
+    v = :func:`fisher_z_variance` (1/(n - 3) for Pearson, Bonett & Wright 2000 for Spearman);
+    Zou (2007), p. 406. ``confidence_level`` is not checked here: callers check it."""
+    r = np.asarray(r, dtype=np.float64)
+    half = special.ndtri(0.5 + confidence_level / 2.0) * np.sqrt(
+        fisher_z_variance(r, n, correlation)
     )
+    z = np.arctanh(r)
+    return np.tanh(z - half), np.tanh(z + half)
 
 
 def mover_difference_limits(

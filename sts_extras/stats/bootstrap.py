@@ -43,6 +43,7 @@ from sts_extras._validation import (
 from sts_extras.errors import UserInputError
 from sts_extras.limits import MAX_RESAMPLED_ITEMS, MAX_RESAMPLES
 from sts_extras.progress import progress_bar
+from sts_extras.stats._common import correlation_matrix
 from sts_extras.stats.calibration import (
     MeasuredLevel,
     choose_method,
@@ -56,6 +57,9 @@ from sts_extras.stats.intervals import (
     bias_correction,
     difference_intervals,
     difference_pvalues,
+    difference_statistics,
+    hc4_standard_errors,
+    twopov_standard_errors,
 )
 from sts_extras.stats.resampling import (
     PearsonDelta,
@@ -438,6 +442,7 @@ class PairedDifference:
     r1: float
     r2: float
     delta: float
+    statistic: float
     low: float
     high: float
     pvalue: float
@@ -475,13 +480,24 @@ def paired_difference(
     delta = r1 - r2
     deltas = _resampled_deltas(engine, rng, n_resamples, n, progress=progress)
     deltas = _drop_undefined(deltas, n_resamples, n)
-    jackknife = engine.jackknife()[None, :] if method in ("BCa", "jackknife-t") else None
+    inputs = {
+        "deltas": deltas[None, :],
+        "jackknife": engine.jackknife()[None, :] if method in ("BCa", "jackknife-t") else None,
+        "standard_error": None,
+    }
+    if method == "twopov":
+        predictions = np.vstack([predictions1, predictions2])
+        se = hc4_standard_errors(predictions, references, correlation=correlation)
+        r12 = correlation_matrix(predictions, correlation)[0, 1]
+        inputs["standard_error"] = twopov_standard_errors(se[:1], se[1:], r1, r2, r12)
     observed = np.array([delta])
     alpha = 1.0 - confidence_level
-    low, high = difference_intervals(
-        method, observed, alpha=alpha, n=n, deltas=deltas[None, :], jackknife=jackknife
+    low, high = difference_intervals(method, observed, alpha=alpha, n=n, **inputs)
+    pvalue = difference_pvalues(method, observed, n=n, **inputs)
+    statistic = difference_statistics(
+        method, observed, jackknife=inputs["jackknife"], standard_error=inputs["standard_error"]
     )
-    pvalue = difference_pvalues(method, observed, n=n, deltas=deltas[None, :], jackknife=jackknife)
+    jackknife = inputs["jackknife"]
     z0 = float(bias_correction(deltas[None, :], observed)[0])
     accelerated = None
     if method == "BCa":
@@ -494,6 +510,7 @@ def paired_difference(
         r1=r1,
         r2=r2,
         delta=delta,
+        statistic=float(statistic[0]),
         low=float(low[0]),
         high=float(high[0]),
         pvalue=float(pvalue[0]),

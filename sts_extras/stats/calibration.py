@@ -3,15 +3,13 @@
 The repository's calibration suite (``python -m benchmarks.calibration``; ``docs/calibration.md``)
 simulates thousands of data sets per cell -- normal, heteroscedastic, heavy-tailed, skewed and
 STS-like bounded, tied data, and samples of real STS Benchmark pairs scored by real models -- and
-writes what every method achieved into ``sts_extras/data/calibration.json``. This module reads
-that table (a validated, packaged file) so that a result can say how well its method holds at
-its n, ``method="auto"`` can pick the best measured method, and a request no method is
-calibrated for is never silent (:class:`UncalibratedWarning`).
+writes what every method achieved into ``sts_extras/data/calibration.json``, twice: a
+*selection* replicate, from which ``method="auto"`` chooses (:func:`choose_method`), and an
+*evaluation* replicate with other random streams, from which every result's printed level and
+its ``calibrated`` flag come (:func:`measured_level`), so that the choice is not also the
+evidence. This module reads that table (a validated, packaged file).
 
-A method is *calibrated* at a grid n when, over every synthetic cell of the suite, its type-I
-error at alpha = 0.05 lies within [3.5 %, 6.5 %] and its 95 % coverage within [93.5 %, 96.5 %]
-(:data:`SIZE_BAND`, :data:`COVERAGE_BAND`). Real-data cells are reported beside it
-(``real_coverage``): they are the hard ones, and the table says where they miss.
+The one rule, :data:`CALIBRATION_RULE` (``docs/calibration.md`` quotes it from here):
 """
 
 from __future__ import annotations
@@ -29,10 +27,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "CALIBRATION_RULE",
+    "CHOICE_RULE",
     "COVERAGE_BAND",
+    "MONTE_CARLO_ALLOWANCE",
+    "REPLICATES",
     "SIZE_BAND",
+    "Choice",
     "MeasuredLevel",
+    "OutsideCell",
     "UncalibratedWarning",
+    "choice_table",
     "choose_method",
     "family_error",
     "for_family",
@@ -43,15 +48,47 @@ __all__ = [
     "warn_if_uncalibrated",
 ]
 
-#: Type-I error band (alpha = 0.05) a calibrated test meets on every synthetic cell.
+#: Type-I error band (alpha = 0.05) of a calibrated test, on every cell of the suite.
 SIZE_BAND = (0.035, 0.065)
-#: Coverage band of a calibrated 95 % interval on every synthetic cell.
+#: Coverage band of a calibrated 95 % interval, on every cell of the suite.
 COVERAGE_BAND = (0.935, 0.965)
-#: The preference among methods measured equally well (cheapest and simplest first).
-_PREFERENCE = ("adjusted-percentile", "jackknife-t", "percentile", "BCa")
+#: A measured rate counts as inside a band when it lies within this many Monte Carlo standard
+#: errors of it: sqrt(p (1 - p) / S) at the band's nearer edge p, S the cell's data sets.
+MONTE_CARLO_ALLOWANCE = 2.0
+#: The two replicates of the table: ``method="auto"`` chooses on the first, results print the
+#: second.
+REPLICATES = ("selection", "evaluation")
+#: The rule behind ``calibrated`` (one place; the docs and the reports quote it).
+CALIBRATION_RULE = (
+    "A method is calibrated at a grid n when, on every cell the suite measured at that n "
+    "(synthetic and real STS Benchmark cells, including cells that no method reaches), its "
+    "type-I error at alpha = 0.05 lies within [3.5 %, 6.5 %] and the coverage of its 95 % "
+    "interval within [93.5 %, 96.5 %], each up to 2 Monte Carlo standard errors of the cell "
+    "(sqrt(p(1 - p)/S) at the band's edge p, S data sets). A conservative cell (size below "
+    "3.5 % or coverage above 96.5 % beyond that allowance) is outside the band too. The rates "
+    "are those of the evaluation replicate, which the choice of method='auto' did not see; an "
+    "n below the suite's smallest n is not calibrated."
+)
+#: The rule behind ``method="auto"`` (one place; the docs quote it).
+CHOICE_RULE = (
+    "On the selection replicate, each method's summed band violation over the cells of a grid n "
+    "(how far its rates lie outside the bands, in rate units). method='auto' starts from the "
+    "method with the smallest violation summed over the grid n >= 50 (ties to the simpler "
+    "method) and walks the grid outwards from n = 50; at each n it keeps the current method "
+    "unless another's violation there is smaller by more than the margin, 2 Monte Carlo "
+    "standard errors of the difference: 2 sqrt(k x 0.05 x 0.95 / S), with k the rates outside "
+    "the band in either method and S the cells' data sets. For decisions adjusted over several "
+    "pairs, only methods whose measured family-wise error is at most 5 % (up to its Monte Carlo "
+    "error) qualify."
+)
+__doc__ = (__doc__ or "") + "\n" + CALIBRATION_RULE + "\n\n" + CHOICE_RULE + "\n"
+#: The preference among methods measured equally well (simplest first).
+_PREFERENCE = ("twopov", "jackknife-t", "adjusted-percentile", "percentile", "BCa")
 #: Below this share of distinct values among the references, results are flagged (heavy ties).
 _DISTINCT_SHARE = 0.05
 _MIN_DISTINCT = 5
+#: The grid n from which the choice walks outwards (the smallest n the band is promised for).
+_ANCHOR_N = 50
 
 
 class UncalibratedWarning(UserWarning):
@@ -59,8 +96,42 @@ class UncalibratedWarning(UserWarning):
 
 
 @dataclass(frozen=True)
+class OutsideCell:
+    """A cell of the suite where a method's rate lies outside the band (:data:`CALIBRATION_RULE`).
+
+    Attributes
+    ----------
+    cell : str
+        The cell's name, e.g. ``"heavy-tailed/rho1=0.9,rho2=0.85,r12=0.95/effect"``.
+    real : bool
+        A real STS Benchmark cell.
+    size, coverage : float or None
+        The measured type-I error (null cells only) and coverage.
+    direction : str
+        ``"liberal"`` (rejects too often or covers too little) or ``"conservative"``.
+    """
+
+    cell: str
+    real: bool
+    size: float | None
+    coverage: float
+    direction: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    def text(self) -> str:
+        """One line for people: the cell and its rates."""
+        size = "" if self.size is None else f"type-I error {self.size:.1%}, "
+        return f"{self.cell} ({size}coverage {self.coverage:.1%}, {self.direction})"
+
+
+@dataclass(frozen=True)
 class MeasuredLevel:
     """How well a method held at the grid n nearest to a request, in the calibration suite.
+
+    Every number comes from the suite's evaluation replicate (:data:`REPLICATES`).
 
     Attributes
     ----------
@@ -76,17 +147,18 @@ class MeasuredLevel:
     real_coverage : float or None
         The worst coverage over the real-data cells (STS Benchmark samples), if measured.
     calibrated : bool
-        On every synthetic cell within reach, the size is at most the top of
-        :data:`SIZE_BAND` and the coverage at least the bottom of :data:`COVERAGE_BAND`, up to
-        the measurement's Monte Carlo error (two standard errors; a conservative size below the
-        band errs on the safe side), and ``n`` is not below the suite's smallest n. For
-        decisions adjusted over several pairs (:func:`for_family`): the measured family-wise
+        :data:`CALIBRATION_RULE` holds at ``grid_n`` (every cell, synthetic and real, inside the
+        band up to the Monte Carlo allowance) and ``n`` is not below the suite's smallest n.
+        For decisions adjusted over several pairs (:func:`for_family`): the measured family-wise
         error of the method's adjusted decisions is at most 5 %, up to its Monte Carlo error.
+    outside_band : tuple of OutsideCell
+        Every cell at ``grid_n`` outside the band, worst first (empty when ``calibrated``).
     samples : int
         Simulated data sets per cell (the standard error of a rate p is sqrt(p(1-p)/samples)).
     note : str
-        One line for people, e.g. ``"adjusted-percentile at n = 50 (grid 50): worst type-I error
-        4.6 %, worst coverage 94.1 % (real data 92.9 %), 2000 data sets per cell"``.
+        One line for people, e.g. ``"twopov at n = 50 (grid 50): worst type-I error 5.6 %,
+        worst coverage 88.1 % (real data 93.9 %), at least 2000 data sets per cell; outside
+        the band on 2 of 24 cells, worst heavy-tailed/... (coverage 88.1 %, liberal)"``.
     """
 
     method: str
@@ -99,6 +171,7 @@ class MeasuredLevel:
     calibrated: bool
     samples: int
     note: str
+    outside_band: tuple[OutsideCell, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict (for reports and the ``evaluate`` modules)."""
@@ -109,6 +182,7 @@ class MeasuredLevel:
             "measured_coverage": self.coverage,
             "measured_real_coverage": self.real_coverage,
             "calibrated": self.calibrated,
+            "outside_band": [cell.as_dict() for cell in self.outside_band],
             "samples": self.samples,
         }
 
@@ -124,6 +198,10 @@ def _finite_rate(value: object, what: str) -> float | None:
     return rate
 
 
+def _allowance(edge: float, samples: int) -> float:
+    return MONTE_CARLO_ALLOWANCE * math.sqrt(edge * (1.0 - edge) / samples)
+
+
 @dataclass(frozen=True)
 class _Cell:
     """One measured cell of the suite: a method's size (null cells) and coverage."""
@@ -134,14 +212,17 @@ class _Cell:
     coverage: float
     samples: int
 
-    def within_error(self) -> bool:
-        """Size at most the band's top and coverage at least its bottom, up to the Monte Carlo
-        error of the measurement (two standard errors at the band's edge)."""
-        error = 2.0 * math.sqrt(SIZE_BAND[1] * (1.0 - SIZE_BAND[1]) / self.samples)
-        if self.size is not None and self.size > SIZE_BAND[1] + error:
-            return False
-        error = 2.0 * math.sqrt(COVERAGE_BAND[0] * (1.0 - COVERAGE_BAND[0]) / self.samples)
-        return self.coverage >= COVERAGE_BAND[0] - error
+    def outside(self) -> OutsideCell | None:
+        """The cell as outside the band by :data:`CALIBRATION_RULE`, or None inside it."""
+        liberal = self.coverage < COVERAGE_BAND[0] - _allowance(COVERAGE_BAND[0], self.samples)
+        conservative = self.coverage > COVERAGE_BAND[1] + _allowance(COVERAGE_BAND[1], self.samples)
+        if self.size is not None:
+            liberal |= self.size > SIZE_BAND[1] + _allowance(SIZE_BAND[1], self.samples)
+            conservative |= self.size < SIZE_BAND[0] - _allowance(SIZE_BAND[0], self.samples)
+        if not (liberal or conservative):
+            return None
+        direction = "liberal" if liberal else "conservative"
+        return OutsideCell(self.cell, self.real, self.size, self.coverage, direction)
 
     def violation(self) -> float:
         """How far the cell lies outside the bands (0 inside), in rate units."""
@@ -150,10 +231,12 @@ class _Cell:
             out += max(0.0, self.size - SIZE_BAND[1], SIZE_BAND[0] - self.size)
         return out
 
-
-#: A cell no interval method comes within this of the bands (one point: Monte Carlo error)
-#: is "out of reach": reported, but not held against a method's ``calibrated``.
-_REACH = 0.01
+    def rates_outside(self) -> int:
+        """How many of the cell's rates (size, coverage) lie outside the bands."""
+        count = int(not COVERAGE_BAND[0] <= self.coverage <= COVERAGE_BAND[1])
+        if self.size is not None:
+            count += int(not SIZE_BAND[0] <= self.size <= SIZE_BAND[1])
+        return count
 
 
 def _load() -> dict[str, Any]:
@@ -164,20 +247,24 @@ def _load() -> dict[str, Any]:
     return document
 
 
+_Key = tuple[str, str, str, int]  # replicate, correlation, method, n
+
+
 @functools.lru_cache(maxsize=1)
-def _table() -> dict[tuple[str, str, int], list[_Cell]]:
-    """(correlation, method, n) -> the measured cells, read once from the packaged
+def _table() -> dict[_Key, list[_Cell]]:
+    """(replicate, correlation, method, n) -> the measured cells, read once from the packaged
     ``calibration.json`` and validated (the package ships it; a malformed table raises)."""
-    table: dict[tuple[str, str, int], list[_Cell]] = {}
+    table: dict[_Key, list[_Cell]] = {}
     for row in _load()["rows"]:
         if not isinstance(row, dict):
             raise ValueError("calibration table: every row must be an object")
         correlation, method, n = row.get("correlation"), row.get("method"), row.get("n")
-        cell, samples = row.get("cell"), row.get("samples")
+        cell, samples, replicate = row.get("cell"), row.get("samples"), row.get("replicate")
         if not (
             isinstance(correlation, str)
             and isinstance(method, str)
             and isinstance(cell, str)
+            and replicate in REPLICATES
             and type(n) is int
             and type(samples) is int
             and samples >= 1
@@ -188,66 +275,66 @@ def _table() -> dict[tuple[str, str, int], list[_Cell]]:
             raise ValueError(f"calibration table: row without coverage {row!r}")
         size = _finite_rate(row.get("size"), "size")
         entry = _Cell(cell, bool(row.get("real")), size, coverage, samples)
-        table.setdefault((correlation, method, n), []).append(entry)
+        table.setdefault((str(replicate), correlation, method, n), []).append(entry)
     return table
 
 
-@functools.cache
-def _out_of_reach(correlation: str, n: int) -> frozenset[str]:
-    """The synthetic cells at (correlation, n) that no interval method comes near the bands."""
-    from sts_extras.stats.intervals import DIFFERENCE_METHODS
-
-    best: dict[str, float] = {}
-    for method in DIFFERENCE_METHODS:
-        for cell in _table().get((correlation, method, n), []):
-            if not cell.real:
-                best[cell.cell] = min(best.get(cell.cell, math.inf), cell.violation())
-    return frozenset(name for name, violation in best.items() if violation > _REACH)
-
-
 @functools.lru_cache(maxsize=1)
-def _family_errors() -> dict[tuple[str, int], float]:
-    """(method, n) -> the worst measured family-wise error of its Holm-adjusted pair decisions
-    (five equally good models, ten pairs; the ``families`` of ``calibration.json``)."""
+def _family_rows() -> dict[tuple[str, str, int], tuple[float, int]]:
+    """(replicate, method, n) -> (the worst measured family-wise error of its Holm-adjusted pair
+    decisions, the fewest simulated tasks behind it): five equally good models, ten pairs; the
+    ``families`` of ``calibration.json``."""
     rows = _load().get("families", [])
     if not isinstance(rows, list):
         raise ValueError("calibration table: 'families' must be a list")
-    worst: dict[tuple[str, int], float] = {}
+    worst: dict[tuple[str, str, int], tuple[float, int]] = {}
     for row in rows:
         if not isinstance(row, dict) or row.get("kind") != "fwer":
             continue
-        method, n = row.get("method"), row.get("n")
+        method, n, replicate, samples = (
+            row.get("method"),
+            row.get("n"),
+            row.get("replicate"),
+            row.get("samples"),
+        )
         value = _finite_rate(row.get("value"), "value")
-        if not (isinstance(method, str) and type(n) is int and value is not None):
+        if not (
+            isinstance(method, str)
+            and type(n) is int
+            and replicate in REPLICATES
+            and type(samples) is int
+            and samples >= 1
+            and value is not None
+        ):
             raise ValueError(f"calibration table: bad family row {row!r}")
-        worst[(method, n)] = max(worst.get((method, n), 0.0), value)
+        key = (str(replicate), method, n)
+        previous = worst.get(key, (0.0, samples))
+        worst[key] = (max(previous[0], value), min(previous[1], samples))
     return worst
 
 
-@functools.lru_cache(maxsize=1)
-def _family_samples() -> int:
-    """The fewest simulated tasks behind a family-wise error row (its Monte Carlo error)."""
-    samples: list[int] = []
-    for row in _load().get("families", []):
-        if isinstance(row, dict) and row.get("kind") == "fwer":
-            value = row.get("samples")
-            if type(value) is not int or value < 1:
-                raise ValueError(f"calibration table: bad 'samples' in family row {row!r}")
-            samples.append(value)
-    return min(samples, default=1)
-
-
-def family_error(method: str, n: int) -> tuple[int, float] | None:
-    """(grid n, worst measured family-wise error) of ``method``'s adjusted decisions near ``n``."""
-    grid = sorted({g for (m, g) in _family_errors() if m == method})
+def family_error(method: str, n: int, replicate: str = "evaluation") -> tuple[int, float] | None:
+    """(grid n, worst measured family-wise error) of ``method``'s adjusted decisions near ``n``,
+    in ``replicate`` (the evaluation replicate: the printed claim; selection: the choice)."""
+    grid = sorted({g for (r, m, g) in _family_rows() if (r, m) == (replicate, method)})
     if not grid:
         return None
     grid_n = _nearest(grid, n)
-    return grid_n, _family_errors()[(method, grid_n)]
+    return grid_n, _family_rows()[(replicate, method, grid_n)][0]
 
 
-def _grid(correlation: str, method: str) -> list[int]:
-    return sorted(n for (c, m, n) in _table() if c == correlation and m == method)
+def _family_holds(method: str, n: int, replicate: str = "evaluation") -> bool:
+    """The method's measured family-wise error near ``n`` is at most 5 %, up to its Monte Carlo
+    error (two standard errors)."""
+    measured = family_error(method, n, replicate)
+    if measured is None:
+        return False
+    samples = _family_rows()[(replicate, method, measured[0])][1]
+    return measured[1] <= 0.05 + _allowance(0.05, samples)
+
+
+def _grid(correlation: str, method: str, replicate: str = "evaluation") -> list[int]:
+    return sorted(n for (r, c, m, n) in _table() if (r, c, m) == (replicate, correlation, method))
 
 
 def _nearest(grid: list[int], n: int) -> int:
@@ -255,12 +342,12 @@ def _nearest(grid: list[int], n: int) -> int:
 
 
 def measured_level(method: str, correlation: str, n: int) -> MeasuredLevel | None:
-    """What the calibration suite measured for ``method`` at the grid n nearest to ``n``.
+    """What the calibration suite's evaluation replicate measured for ``method`` near ``n``.
 
-    ``size`` and ``coverage`` are the worst over the synthetic cells within reach (cells that
-    no interval method comes within a point of the bands, such as Pearson's r under t errors
-    with 3 df and high correlations, where r has no finite asymptotic variance, are reported in
-    ``note`` instead); ``real_coverage`` the worst over the real-data cells.
+    ``size`` and ``coverage`` are the worst over the synthetic cells at the grid n nearest to
+    ``n`` (every cell, those no method reaches included); ``real_coverage`` the worst over the
+    real-data cells; ``calibrated`` is :data:`CALIBRATION_RULE`, and ``outside_band`` lists the
+    cells that break it.
 
     Parameters
     ----------
@@ -280,25 +367,29 @@ def measured_level(method: str, correlation: str, n: int) -> MeasuredLevel | Non
     if not grid:
         return None
     grid_n = _nearest(grid, n)
-    cells = _table()[(correlation, method, grid_n)]
-    unreached = _out_of_reach(correlation, grid_n)
-    synthetic = [c for c in cells if not c.real and c.cell not in unreached]
+    cells = _table()[("evaluation", correlation, method, grid_n)]
+    synthetic = [c for c in cells if not c.real]
     real = [c for c in cells if c.real]
     sizes = [c.size for c in synthetic if c.size is not None]
     size = max(sizes) if sizes else math.nan
     coverage = min((c.coverage for c in synthetic), default=math.nan)
     real_coverage = min((c.coverage for c in real), default=None)
+    outside = sorted(
+        (found for found in (c.outside() for c in cells) if found is not None),
+        key=lambda found: -next(c.violation() for c in cells if c.cell == found.cell),
+    )
     below = n < grid[0]
-    calibrated = bool(synthetic) and all(c.within_error() for c in synthetic) and not below
+    calibrated = bool(cells) and not outside and not below
     real_text = "" if real_coverage is None else f" (real data {real_coverage:.1%})"
     samples = min(c.samples for c in cells)
     note = (
         f"{method} at n = {n} (grid {grid_n}): worst type-I error {size:.1%}, worst coverage "
         f"{coverage:.1%}{real_text}, at least {samples} data sets per cell"
     )
-    for cell in cells:
-        if cell.cell in unreached:
-            note += f"; out of every method's reach: {cell.cell}, coverage {cell.coverage:.1%}"
+    if outside:
+        note += (
+            f"; outside the band on {len(outside)} of {len(cells)} cells, worst {outside[0].text()}"
+        )
     if below:
         note += f"; n = {n} is below the smallest n the suite measured ({grid[0]})"
     return MeasuredLevel(
@@ -312,46 +403,118 @@ def measured_level(method: str, correlation: str, n: int) -> MeasuredLevel | Non
         calibrated=bool(calibrated),
         samples=int(samples),
         note=note,
+        outside_band=tuple(outside),
     )
 
 
+def _selection_cells(method: str, correlation: str, grid_n: int) -> list[_Cell]:
+    return _table().get(("selection", correlation, method, grid_n), [])
+
+
 def total_violation(method: str, correlation: str, n: int) -> float | None:
-    """The summed band violation of ``method`` over every cell, synthetic and real, at the grid
-    n nearest to ``n`` (in rate units; 0: every cell within the bands)."""
-    grid = _grid(correlation, method)
+    """The summed band violation of ``method`` over every cell, synthetic and real, of the
+    selection replicate at the grid n nearest to ``n`` (in rate units; 0: every cell within the
+    bands)."""
+    grid = _grid(correlation, method, "selection")
     if not grid:
         return None
-    return sum(c.violation() for c in _table()[(correlation, method, _nearest(grid, n))])
+    return sum(c.violation() for c in _selection_cells(method, correlation, _nearest(grid, n)))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What ``method="auto"`` picks at one grid n, and by how much (:data:`CHOICE_RULE`).
+
+    Attributes
+    ----------
+    n : int
+        The grid n.
+    method : str
+        The method chosen there.
+    violation : float
+        Its summed band violation on the selection replicate.
+    best, best_violation : str, float
+        The method with the smallest violation there (may be ``method`` itself).
+    margin : float
+        The Monte Carlo margin the best had to beat the method carried from the previous n by.
+    """
+
+    n: int
+    method: str
+    violation: float
+    best: str
+    best_violation: float
+    margin: float
+
+
+def _margin(a: list[_Cell], b: list[_Cell]) -> float:
+    rates = sum(c.rates_outside() for c in a) + sum(c.rates_outside() for c in b)
+    samples = min((c.samples for c in a + b), default=1)
+    return MONTE_CARLO_ALLOWANCE * math.sqrt(rates * 0.05 * 0.95 / samples)
+
+
+@functools.cache
+def choice_table(correlation: str, family: bool = False) -> tuple[Choice, ...]:
+    """``method="auto"``'s choice at every grid n of the selection replicate, by
+    :data:`CHOICE_RULE`, with each choice's violation and margin (smallest n first)."""
+    from sts_extras.stats.intervals import DIFFERENCE_METHODS
+
+    methods = [m for m in _PREFERENCE if m in DIFFERENCE_METHODS]
+    grids = {m: set(_grid(correlation, m, "selection")) for m in methods}
+    methods = [m for m in methods if grids[m]]
+    if not methods:
+        return ()
+    grid = sorted(set.intersection(*(grids[m] for m in methods)))
+
+    def violation(method: str, n: int) -> float:
+        return sum(c.violation() for c in _selection_cells(method, correlation, n))
+
+    def allowed(method: str, n: int) -> bool:
+        return not family or _family_holds(method, n, "selection")
+
+    def ranked(n: int) -> list[str]:
+        candidates = [m for m in methods if allowed(m, n)]
+        if not candidates:  # none holds the family-wise error: the smallest error
+            return sorted(methods, key=lambda m: (family_error(m, n, "selection") or (0, 1.0))[1])[
+                :1
+            ]
+        return sorted(candidates, key=lambda m: (round(violation(m, n), 4), methods.index(m)))
+
+    anchored = [g for g in grid if g >= _ANCHOR_N] or grid
+    start = min(
+        (m for m in methods if all(allowed(m, g) for g in anchored)),
+        key=lambda m: (round(sum(violation(m, g) for g in anchored), 4), methods.index(m)),
+        default=ranked(anchored[0])[0],
+    )
+    choices: dict[int, Choice] = {}
+    for walk in (anchored, [g for g in reversed(grid) if g < anchored[0]]):
+        current = start
+        for n in walk:
+            best = ranked(n)[0]
+            margin = _margin(
+                _selection_cells(current, correlation, n), _selection_cells(best, correlation, n)
+            )
+            if not allowed(current, n) or violation(current, n) - violation(best, n) > margin:
+                current = best
+            choices[n] = Choice(n, current, violation(current, n), best, violation(best, n), margin)
+    return tuple(choices[n] for n in grid)
 
 
 def choose_method(correlation: str, n: int, *, family: bool = False) -> str:
     """The interval method ``method="auto"`` uses for ``correlation`` at sample size ``n``.
 
-    Among :data:`~sts_extras.stats.intervals.DIFFERENCE_METHODS`, a calibrated one
-    (:attr:`MeasuredLevel.calibrated`) before any other, and among those the one with the
-    smallest summed band violation over the suite's cells (synthetic and real) at the nearest
-    grid n (:func:`total_violation`; a worst-cell rule would let one cell that no method
-    reaches decide everything); ties go to the simpler method.
-
-    With ``family=True`` (decisions adjusted over several pairs, where each pair is decided at
-    a far smaller level than 5 %), only methods whose measured family-wise error is at most 5 %
-    qualify; if none does, the one with the smallest.
+    The choice at the grid n nearest to ``n`` of :func:`choice_table` (:data:`CHOICE_RULE`):
+    one method across the grid unless another is better by more than the Monte Carlo margin,
+    chosen on the suite's selection replicate (the printed level comes from the evaluation
+    replicate). With ``family=True`` (decisions adjusted over several pairs, where each pair is
+    decided at a far smaller level than 5 %), only methods whose measured family-wise error is
+    at most 5 % qualify; if none does, the one with the smallest.
     """
-    candidates: list[tuple[Any, ...]] = []
-    for rank, method in enumerate(_PREFERENCE):
-        violation = total_violation(method, correlation, n)
-        level = measured_level(method, correlation, n)
-        if violation is None or level is None:
-            continue
-        key: tuple[Any, ...] = (not level.calibrated, round(violation, 3), rank, method)
-        if family:
-            measured = family_error(method, n)
-            error = 1.0 if measured is None else measured[1]
-            key = (max(0.0, round(error - 0.05, 3)), *key)
-        candidates.append(key)
-    if not candidates:
+    table = choice_table(correlation, family)
+    if not table:
         return _PREFERENCE[0]
-    return str(min(candidates)[-1])
+    grid_n = _nearest([choice.n for choice in table], n)
+    return next(choice.method for choice in table if choice.n == grid_n)
 
 
 def heavy_ties(references: NDArray[np.float64]) -> bool:
@@ -375,8 +538,8 @@ def for_family(level: MeasuredLevel | None, method: str, n: int) -> MeasuredLeve
             level, calibrated=False, note=level.note + "; family-wise error not measured"
         )
     grid_n, error = measured
-    tolerance = 2.0 * math.sqrt(0.05 * 0.95 / _family_samples())
-    holds = error <= 0.05 + tolerance and n >= min(g for m, g in _family_errors() if m == method)
+    smallest = min(g for r, m, g in _family_rows() if (r, m) == ("evaluation", method))
+    holds = _family_holds(method, n) and n >= smallest
     return dataclasses.replace(
         level,
         calibrated=bool(holds and "heavily tied" not in level.note),
@@ -406,9 +569,9 @@ def warn_if_uncalibrated(
 ) -> bool:
     """Warn (:class:`UncalibratedWarning`) when the request is not calibrated; return whether.
 
-    Not calibrated: the suite never measured the method, its worst measured type-I error or
-    coverage at the nearest grid n is outside the band, n is below the suite's range, or the
-    references are heavily tied (see ``level.note``).
+    Not calibrated: the suite never measured the method, a cell at the nearest grid n is outside
+    the band (:data:`CALIBRATION_RULE`; the message names the worst), n is below the suite's
+    range, or the references are heavily tied (see ``level.note``).
     """
     if level is not None and level.calibrated:
         return True

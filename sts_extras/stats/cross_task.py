@@ -61,7 +61,7 @@ from sts_extras._validation import (
     check_seed,
 )
 from sts_extras.errors import UserInputError, UserInputTypeError
-from sts_extras.stats._common import mover_difference_limits
+from sts_extras.stats._common import fisher_limits, fisher_z_variance, mover_difference_limits
 from sts_extras.stats.results import ArrayConfidenceInterval
 
 __all__ = [
@@ -158,13 +158,6 @@ def _check_n(n: object, shape: tuple[int, ...], name: str = "n") -> NDArray[np.f
         ) from None
 
 
-def _z_variance(r: NDArray[np.float64], n: NDArray[np.float64], correlation: str) -> Any:
-    """Var(atanh r): 1/(n-3) (Pearson), (1 + r^2/2)/(n-3) (Spearman, Bonett & Wright 2000)."""
-    if correlation == "spearman":
-        return (1.0 + r**2 / 2.0) / (n - 3.0)
-    return 1.0 / (n - 3.0)
-
-
 def _check_correlations(values: object, name: str) -> NDArray[np.float64]:
     array = np.asarray(as_real_array(values, name), dtype=np.float64)
     if not np.isfinite(array).all() or (np.abs(array) >= 1.0).any():
@@ -247,17 +240,15 @@ def task_score_uncertainty(
     counts = _check_n(n, np.broadcast_shapes(np.shape(r), np.shape(np.asarray(n))))
     r = np.broadcast_to(r, counts.shape).astype(np.float64)
     z = np.arctanh(r)
-    se_z = np.sqrt(_z_variance(r, counts, correlation))
-    q = stats.norm.ppf(0.5 + level / 2.0)
+    se_z = np.sqrt(fisher_z_variance(r, counts, correlation))
+    low, high = fisher_limits(r, counts, level, correlation)
     return TaskScoreUncertainty(
         score=_readonly(r),
         n=_readonly(np.array(counts, dtype=np.float64)),
         z=_readonly(z),
         z_standard_error=_readonly(se_z),
         standard_error=_readonly(se_z * (1.0 - r**2)),
-        confidence_interval=ArrayConfidenceInterval(
-            _readonly(np.tanh(z - q * se_z)), _readonly(np.tanh(z + q * se_z))
-        ),
+        confidence_interval=ArrayConfidenceInterval(_readonly(low), _readonly(high)),
         correlation=correlation,
         confidence_level=level,
     )
@@ -801,7 +792,7 @@ def _resampled_scores(
         counts = _check_n(n, (n_tasks,))
         _check_fisher_scores(data)
         r = np.nan_to_num(data[slots])
-        var = _z_variance(r, counts[slots][:, :, None], correlation)
+        var = fisher_z_variance(r, counts[slots][:, :, None], correlation)
         noise = rng.standard_normal(draws.shape) * np.sqrt(var)
         perturbed = np.tanh(np.arctanh(r) + noise) - r
         draws = draws + np.where(z_cells[slots], perturbed, 0.0)
@@ -969,7 +960,7 @@ def _within_task_scores(
             )
         counts = _check_n(n, (n_tasks,))
         _check_fisher_scores(data)
-        var = _z_variance(data, counts[:, None], correlation)
+        var = fisher_z_variance(data, counts[:, None], correlation)
         noise = rng.standard_normal(draws.shape) * np.sqrt(var)
         draws = np.where(have_cell, draws, np.tanh(np.arctanh(data) + noise))
         kinds.append("fisher-z (independent)")
@@ -1097,6 +1088,23 @@ def _stepdown(
                 rejected[name] |= new
                 todo.add(name)
     return rejected["m"], rejected["s"], rejected["o"], rejected["b"]
+
+
+def rank_bounds(
+    decided: NDArray[np.bool_], difference: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The rank interval of every model that a set of pairwise decisions leaves (MRSW 2024, §3).
+
+    ``decided[j, k]`` is True when the sign of ``difference[j, k] = theta_j - theta_k`` (the
+    estimate) is decided. Rank 1 is the best: ``low_j = 1 + #{k decided, difference[j, k] < 0}``
+    (models shown better) and ``high_j = n_models - #{k decided, difference[j, k] > 0}`` (models
+    shown worse). When every decision is right, the interval holds the true rank
+    ``1 + #{k : theta_k > theta_j}``, ties included. One home for this rule: the rank sets of
+    :func:`rank_confidence_sets` and of :func:`~sts_extras.stats.model_comparison.compare_models`.
+    """
+    low = 1 + np.count_nonzero(decided & (difference < 0), axis=1)
+    high = decided.shape[0] - np.count_nonzero(decided & (difference > 0), axis=1)
+    return low.astype(np.int64), high.astype(np.int64)
 
 
 def rank_confidence_sets(
@@ -1244,13 +1252,10 @@ def rank_confidence_sets(
     marginal, simultaneous, one_sided, better_than = _stepdown(
         differences, np.nan_to_num(centred), t_obs, testable, level
     )
-    better = np.nan_to_num(estimate) < 0  # theta_k > theta_j for row j, column k
-    worse = np.nan_to_num(estimate) > 0
 
     def bounds(rejected: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        low = 1 + np.count_nonzero(rejected & better, axis=1)
-        high = n_models - np.count_nonzero(rejected & worse, axis=1)
-        return _readonly(low.astype(np.int64)), _readonly(high.astype(np.int64))
+        low, high = rank_bounds(rejected, np.nan_to_num(estimate))
+        return _readonly(low), _readonly(high)
 
     m_low, m_high = bounds(marginal)
     s_low, s_high = bounds(simultaneous)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import stats
 
 from sts_extras._validation import (
     as_float_vector,
@@ -52,8 +52,11 @@ from sts_extras.stats._common import (
     check_correlation_matrix,
     check_not_perfect,
     correlation_matrix,
+    fisher_limits,
+    fisher_z_variance,
     mover_difference_limits,
     overlap_correlation,
+    overlap_covariance,
     statistic_pvalue,
 )
 from sts_extras.stats.bootstrap import (
@@ -67,6 +70,7 @@ from sts_extras.stats.calibration import (
     measured_for_data,
     warn_if_uncalibrated,
 )
+from sts_extras.stats.intervals import STUDENTISED_METHODS
 from sts_extras.stats.multiple import holm_adjust
 from sts_extras.stats.results import ConfidenceInterval
 
@@ -109,11 +113,12 @@ _GROUP_TRANSFORMS = ("fisher", "none")
 # --------------------------------------------------------------------------------------------
 # Intervals (Zou 2007)
 # --------------------------------------------------------------------------------------------
-def _fisher_interval(r: float, n: int, z_crit: float) -> tuple[float, float]:
-    """Fisher-z confidence limits (l, u) of one correlation (Zou 2007, p. 406)."""
-    half = z_crit / math.sqrt(n - 3)
-    z = math.atanh(r)
-    return math.tanh(z - half), math.tanh(z + half)
+def _fisher_interval(
+    r: float, n: int, level: float, correlation: str = "pearson"
+) -> tuple[float, float]:
+    """Fisher-z confidence limits (l, u) of one correlation (Zou 2007, p. 406), as floats."""
+    low, high = fisher_limits(r, n, level, correlation)
+    return float(low), float(high)
 
 
 def _zou_interval(
@@ -124,23 +129,25 @@ def _zou_interval(
     return float(low), float(high)
 
 
-def _critical_z(confidence_level: float) -> float:
-    return float(special.ndtri(0.5 + confidence_level / 2.0))
-
-
 def zou_dependent_interval(
-    r1: float, r2: float, r12: float, n: int, confidence_level: float
+    r1: float,
+    r2: float,
+    r12: float,
+    n: int,
+    confidence_level: float,
+    correlation: str = "pearson",
 ) -> tuple[float, float]:
     """Zou's (2007) interval of ``r1 - r2`` for two overlapping dependent correlations.
 
-    Two-sided at ``confidence_level``, whatever the test's alternative. Zou, G. Y. (2007).
+    Two-sided at ``confidence_level``, whatever the test's alternative. Each correlation's own
+    limits are :func:`~sts_extras.stats._common.fisher_limits` (Fisher-z variance 1/(n - 3) for
+    ``correlation="pearson"``, Bonett & Wright 2000 for ``"spearman"``). Zou, G. Y. (2007).
     Toward using confidence intervals to compare correlations. Psychological Methods 12(4),
     399-413, p. 409.
     """
     level = check_open_unit_interval(confidence_level, "confidence_level")
-    z_crit = _critical_z(level)
-    l1, u1 = _fisher_interval(r1, n, z_crit)
-    l2, u2 = _fisher_interval(r2, n, z_crit)
+    l1, u1 = _fisher_interval(r1, n, level, correlation)
+    l2, u2 = _fisher_interval(r2, n, level, correlation)
     # Correlation between r1 and r2 (Zou 2007, p. 409; r_jk, r_jh, r_kh there).
     c = float(overlap_correlation(r1, r2, r12))
     return _zou_interval(r1, l1, u1, r2, l2, u2, c)
@@ -150,9 +157,9 @@ def zou_independent_interval(
     r1: float, n1: int, r2: float, n2: int, confidence_level: float
 ) -> tuple[float, float]:
     """Zou's (2007, p. 406) interval of ``r1 - r2`` for correlations of independent samples."""
-    z_crit = _critical_z(check_open_unit_interval(confidence_level, "confidence_level"))
-    l1, u1 = _fisher_interval(r1, n1, z_crit)
-    l2, u2 = _fisher_interval(r2, n2, z_crit)
+    level = check_open_unit_interval(confidence_level, "confidence_level")
+    l1, u1 = _fisher_interval(r1, n1, level)
+    l2, u2 = _fisher_interval(r2, n2, level)
     return _zou_interval(r1, l1, u1, r2, l2, u2, 0.0)
 
 
@@ -250,9 +257,7 @@ def dependent_statistic(method: str, r1: float, r2: float, r12: float, n: int) -
     if method in ("dunn1969", "steiger1980", "hittner2003"):
         if method == "dunn1969":
             # Dunn & Clark (1969), eq. 15 with the covariance of eq. 8.
-            c = (r12 * (1 - r1**2 - r2**2) - 0.5 * r1 * r2 * (1 - r1**2 - r2**2 - r12**2)) / (
-                (1 - r1**2) * (1 - r2**2)
-            )
+            c = float(overlap_correlation(r1, r2, r12))
         else:
             # Steiger (1980), eq. 14 with eq. 10 at the pooled r; Hittner, May & Silver (2003)
             # pool as tanh of the mean Fisher z (Silver & Dunlap 1987, eq. 4).
@@ -260,9 +265,7 @@ def dependent_statistic(method: str, r1: float, r2: float, r12: float, n: int) -
                 rp = (r1 + r2) / 2
             else:
                 rp = math.tanh((math.atanh(r1) + math.atanh(r2)) / 2)
-            c = (r12 * (1 - 2 * rp**2) - 0.5 * rp**2 * (1 - 2 * rp**2 - r12**2)) / (
-                (1 - rp**2) ** 2
-            )
+            c = float(overlap_correlation(rp, rp, r12))
         difference, variance = z_diff, (2 - 2 * c) / (n - 3)
     elif method == "meng1992":
         # Meng, Rosenthal & Rubin (1992), eqs. 1-3; f is capped at 1.
@@ -286,19 +289,13 @@ def dependent_statistic(method: str, r1: float, r2: float, r12: float, n: int) -
                 f"{det:.3g}); use another method."
             )
         difference, variance = r1 - r2, (2 * det + extra) / ((n - 3) * (1 + r12))
-    elif method == "olkin1967":
-        # Olkin (1967) as corrected by Hendrickson & Collins (1970); Glass & Stanley (1970), 14.19.
-        psi = (
-            (1 - r1**2) ** 2
-            + (1 - r2**2) ** 2
-            - 2 * r12**3
-            - (2 * r12 - r1 * r2) * (1 - r12**2 - r1**2 - r2**2)
-        )
-        difference, variance = r1 - r2, psi / n
     else:
-        # pearson1898: Pearson & Filon (1898); Steiger (1980), eqs. 3-4.
-        k = r12 * (1 - r1**2 - r2**2) - 0.5 * r1 * r2 * (1 - r1**2 - r2**2 - r12**2)
-        difference, variance = r1 - r2, ((1 - r1**2) ** 2 + (1 - r2**2) ** 2 - 2 * k) / n
+        # pearson1898: Pearson & Filon (1898); Steiger (1980), eqs. 3-4. olkin1967: Olkin (1967)
+        # as corrected by Hendrickson & Collins (1970) (Glass & Stanley 1970, 14.19), whose
+        # variance expands to the same psi_11 + psi_22 - 2 psi_12.
+        psi_11, psi_22 = overlap_covariance(r1, r1, 1.0), overlap_covariance(r2, r2, 1.0)
+        psi_12 = overlap_covariance(r1, r2, r12)
+        difference, variance = r1 - r2, (psi_11 + psi_22 - 2 * psi_12) / n
     if not variance > 0.0:
         raise UserInputError(
             f"method={method!r} is undefined here: the estimated variance of the difference is "
@@ -479,7 +476,8 @@ def compare_dependent_correlations(
     correlation : {"pearson", "spearman"}
         Correlation coefficient. With ``"spearman"`` the closed-form tests' Fisher-z variance
         1/(n - 3) is an approximation (the exact variance of z(rho_s) is about 1.06/(n - 3),
-        Fieller et al. 1957).
+        Fieller et al. 1957); their Zou interval takes each rho_s's limits with Bonett & Wright's
+        (2000) variance (1 + r^2/2)/(n - 3), as every Fisher-z interval of the package does.
     alternative : {"two-sided", "greater", "less"}
         For the closed-form tests; the resampling methods are two-sided (other values raise).
     confidence_level : float, default 0.95
@@ -539,7 +537,13 @@ def compare_dependent_correlations(
         )
         measured = measured_for_data(method, correlation, ref)
         warn_if_uncalibrated(measured, method, n, stacklevel=2)
-        return dataclasses.replace(result, correlation=correlation, calibration=measured)
+        interval = zou_dependent_interval(r1, r2, r12, n, level, correlation)
+        return dataclasses.replace(
+            result,
+            confidence_interval=ConfidenceInterval(*interval),
+            correlation=correlation,
+            calibration=measured,
+        )
     if alternative != "two-sided":
         raise UserInputError(
             f"method={method!r} gives two-sided intervals and p-values; for "
@@ -559,14 +563,8 @@ def compare_dependent_correlations(
         confidence_level=level,
         rng=rng,
     )
-    statistic = found.delta
-    if chosen == "jackknife-t":
-        low, high = found.low, found.high
-        half = (high - low) / 2.0
-        t_crit = float(stats.t.isf((1.0 - level) / 2.0, n - 1))
-        statistic = found.delta / (half / t_crit) if half > 0 else math.nan
     return DependentCorrelationResult(
-        statistic=float(statistic),
+        statistic=found.statistic,
         pvalue=found.pvalue,
         confidence_interval=ConfidenceInterval(found.low, found.high),
         r1=r1,
@@ -575,7 +573,7 @@ def compare_dependent_correlations(
         n=n,
         method=chosen,
         alternative=alternative,
-        df=float(n - 1) if chosen == "jackknife-t" else None,
+        df=float(n - STUDENTISED_METHODS[chosen]) if chosen in STUDENTISED_METHODS else None,
         confidence_level=level,
         correlation=correlation,
         calibration=measured,
@@ -673,7 +671,9 @@ def independent_correlation_test(
     n2 = check_sample_size(n2, "n2")
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     confidence_level = check_open_unit_interval(confidence_level, "confidence_level")
-    statistic = (math.atanh(r1) - math.atanh(r2)) / math.sqrt(1 / (n1 - 3) + 1 / (n2 - 3))
+    statistic = (math.atanh(r1) - math.atanh(r2)) / math.sqrt(
+        float(fisher_z_variance(r1, n1) + fisher_z_variance(r2, n2))
+    )
     return IndependentCorrelationResult(
         statistic=float(statistic),
         pvalue=statistic_pvalue(statistic, alternative),
@@ -842,7 +842,7 @@ def correlation_vs_group_test(
     df = float(m - 1)
     variance = variance_of_mean
     if sampling_error:
-        own = 1.0 / (n - 3) if transform == "fisher" else (1 - r**2) ** 2 / (n - 1)
+        own = float(fisher_z_variance(r, n)) if transform == "fisher" else (1 - r**2) ** 2 / (n - 1)
         variance = variance_of_mean + own
         df = variance**2 / (variance_of_mean**2 / (m - 1))  # Welch-Satterthwaite, own df = inf
     standard_error = math.sqrt(variance)

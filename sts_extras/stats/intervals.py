@@ -10,14 +10,24 @@ level and the p-value that is its exact inverse: the interval at level ``1 - alp
 exactly when ``pvalue < alpha`` (so one decision, whichever is read).
 
 Methods (the values of ``method=``; their measured size and coverage are in
-``docs/calibration.md`` and :mod:`sts_extras.stats.calibration`):
+``docs/calibration.md`` and :mod:`sts_extras.stats.calibration`). Each is either the cited
+paper's method or says in one line what is ours:
 
-* ``"adjusted-percentile"`` -- Wilcox's adjusted percentile bootstrap for dependent, overlapping
-  correlations (Wilcox 2009; the ``TWOpov`` family of his R code): the percentile interval of
-  the 599-resample bootstrap with wider, n-dependent order statistics (7/593 for n < 40, 8/592
-  below 80, 11/588 below 180, 14/585 below 250, 15/584 from 250). Any number of resamples is
-  scaled to the same quantile levels; other confidence levels widen the normal-scale tail by
-  the same factor (:func:`wilcox_widening`; our extension: Wilcox tabulates 95 % only).
+* ``"twopov"`` -- Wilcox's (2009) method for two dependent, overlapping correlations (his R
+  function ``TWOpov`` with ``CN=FALSE``, ``BOOT=FALSE``): Zou's (2007) MOVER interval of
+  r1 - r2 built from each correlation's HC4 interval (``pcorhc4``: the slope of the
+  standardised regression of the references on the system, with the HC4 standard error of
+  Cribari-Neto 2004 and Student's t with n - 2 df). As HC4 limits are symmetric, the MOVER
+  interval is r1 - r2 plus or minus t times sqrt(se1^2 + se2^2 - 2 c se1 se2), c the
+  correlation between r1 and r2 (:func:`twopov_standard_errors`). For Spearman: the same on
+  the ranks (our extension; Wilcox defines it for Pearson's r). No resampling.
+* ``"adjusted-percentile"`` -- our variant, supported only by this package's calibration
+  suite: the percentile interval of the bootstrap r1* - r2* with the wider, n-dependent order
+  statistics of Wilcox & Muska's ``pcorb`` (a method for *one* correlation, reused in Wilcox's
+  ``twopcor`` for two *independent* ones): 7/593 of 599 resamples for n < 40, 8/592 below 80,
+  11/588 below 180, 14/585 below 250, 15/584 from 250. Any number of resamples is scaled to
+  the same quantile levels; other confidence levels widen the normal-scale tail by the same
+  factor (:func:`wilcox_widening`; also ours: the table is for 95 % only).
 * ``"jackknife-t"`` -- r1 - r2 plus or minus Student's t (n - 1 df) times the leave-one-out
   jackknife standard error (Efron & Tibshirani 1993, eq. 11.5); no resampling.
 * ``"percentile"`` and ``"BCa"`` -- Efron's percentile and bias-corrected and accelerated
@@ -28,21 +38,35 @@ References
 .. [1] Wilcox, R. R. (2009). Comparing Pearson correlations: dealing with heteroscedasticity and
        nonnormality. Communications in Statistics - Simulation and Computation 38(10),
        2220-2234.
-.. [2] Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
-.. [3] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+.. [2] Zou, G. Y. (2007). Toward using confidence intervals to compare correlations.
+       Psychological Methods 12(4), 399-413.
+.. [3] Cribari-Neto, F. (2004). Asymptotic inference under heteroskedasticity of unknown form.
+       Computational Statistics & Data Analysis 45(2), 215-233.
+.. [4] Wilcox, R. R. & Muska, J. (2001). Inferences about correlations when there is
+       heteroscedasticity. British Journal of Mathematical and Statistical Psychology 54(1),
+       39-47.
+.. [5] Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+.. [6] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
+
+from sts_extras._validation import unit_scaled
+from sts_extras.stats._common import overlap_correlation
 
 __all__ = [
     "BOOTSTRAP_DIFFERENCE_METHODS",
     "DIFFERENCE_METHODS",
+    "STUDENTISED_METHODS",
     "difference_intervals",
     "difference_pvalues",
+    "difference_statistics",
+    "hc4_standard_errors",
+    "twopov_standard_errors",
     "wilcox_tail_share",
     "wilcox_widening",
 ]
@@ -50,7 +74,10 @@ __all__ = [
 #: Interval methods of r1 - r2 that resample (they need the bootstrap deltas).
 BOOTSTRAP_DIFFERENCE_METHODS = ("adjusted-percentile", "percentile", "BCa")
 #: Every interval method of r1 - r2 (``"auto"`` picks one of them from the calibration table).
-DIFFERENCE_METHODS = ("adjusted-percentile", "jackknife-t", "percentile", "BCa")
+DIFFERENCE_METHODS = ("twopov", "adjusted-percentile", "jackknife-t", "percentile", "BCa")
+#: Methods whose interval is r1 - r2 plus or minus Student's t times a standard error, with the
+#: degrees of freedom n minus this number: the statistic they report is that t.
+STUDENTISED_METHODS = {"twopov": 2, "jackknife-t": 1}
 
 # Wilcox (2009): order statistics (1-based, of 599 resamples) of the 95 % interval, by n.
 _WILCOX_ORDER = ((40, 7, 593), (80, 8, 592), (180, 11, 588), (250, 14, 585))
@@ -172,6 +199,105 @@ def jackknife_standard_error(jackknife: NDArray[np.float64]) -> NDArray[np.float
     return np.sqrt((n - 1) / n * np.sum(u * u, axis=1))
 
 
+def hc4_standard_errors(
+    predictors: NDArray[np.float64],
+    response: NDArray[np.float64],
+    *,
+    correlation: str = "pearson",
+) -> NDArray[np.float64]:
+    """HC4 standard error of each row's Pearson r, as Wilcox's ``pcorhc4`` computes it.
+
+    Both variables are standardised (sd with n - 1), so r is the slope of the least-squares
+    regression of ``response`` on ``predictors``; its HC4 variance (Cribari-Neto 2004) is
+    ``sum(w_i z_i^2) / (n - 1)^2`` with leverages ``h_i = 1/n + z_i^2 / (n - 1)``, exponents
+    ``d_i = min(4, n h_i / 2)`` and ``w_i = e_i^2 / (1 - h_i)^d_i`` for the residuals ``e_i``:
+    the slope's entry of Wilcox's ``olshc4`` sandwich, whose off-diagonal terms vanish once the
+    predictor is centred.
+
+    Parameters
+    ----------
+    predictors : numpy.ndarray
+        (P x n) the systems' scores (Wilcox's ``x``), one comparison per row.
+    response : numpy.ndarray
+        (n,) or (P x n) the references (his ``y``).
+    correlation : {"pearson", "spearman"}, default "pearson"
+        ``"spearman"``: the same on the average ranks of each row (our extension).
+
+    Returns
+    -------
+    numpy.ndarray
+        (P,) standard errors; NaN where a row is constant.
+    """
+    x = np.atleast_2d(np.asarray(predictors, dtype=np.float64))
+    y = np.broadcast_to(np.asarray(response, dtype=np.float64), x.shape)
+    if correlation == "spearman":
+        x, y = stats.rankdata(x, axis=1), stats.rankdata(y, axis=1)
+    n = x.shape[1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        zx, zy = (_standard_scores(v) for v in (x, y))
+        r = np.einsum("ij,ij->i", zx, zy)[:, None] / (n - 1)
+        residuals = zy - r * zx
+        leverage = 1.0 / n + zx * zx / (n - 1)
+        exponent = np.minimum(4.0, n * leverage / 2.0)
+        weights = residuals * residuals / (1.0 - leverage) ** exponent
+        return np.sqrt(np.einsum("ij,ij->i", weights, zx * zx)) / (n - 1)
+
+
+def _standard_scores(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+    scaled = np.vstack([unit_scaled(row) for row in rows])
+    centred = scaled - scaled.mean(axis=1, keepdims=True)
+    return centred / centred.std(axis=1, ddof=1, keepdims=True)
+
+
+def twopov_standard_errors(
+    se1: ArrayLike, se2: ArrayLike, r1: ArrayLike, r2: ArrayLike, r12: ArrayLike
+) -> NDArray[np.float64]:
+    """The standard error behind Wilcox's ``TWOpov`` interval of r1 - r2, elementwise.
+
+    ``TWOpov`` is Zou's (2007, eqs. 12-13) MOVER interval from the HC4 limits
+    ``r_k -/+ t se_k``; with symmetric limits both of its ends are r1 - r2 -/+ t s with
+    ``s = sqrt(se1^2 + se2^2 - 2 c se1 se2)`` and c the correlation between r1 and r2
+    (:func:`~sts_extras.stats._common.overlap_correlation` of r1, r2 and r12, the correlation
+    between the two systems).
+    """
+    c = overlap_correlation(r1, r2, r12)
+    se1, se2 = np.asarray(se1, dtype=np.float64), np.asarray(se2, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        variance = se1 * se1 + se2 * se2 - 2.0 * c * se1 * se2
+        return np.asarray(np.sqrt(np.maximum(variance, 0.0)), dtype=np.float64)
+
+
+def _studentised_error(
+    method: str,
+    jackknife: NDArray[np.float64] | None,
+    standard_error: NDArray[np.float64] | None,
+) -> NDArray[np.float64]:
+    if method == "jackknife-t":
+        if jackknife is None:
+            raise ValueError("method 'jackknife-t' needs the leave-one-out differences")
+        return jackknife_standard_error(jackknife)
+    if standard_error is None:
+        raise ValueError(f"method {method!r} needs its standard errors")
+    return np.asarray(standard_error, dtype=np.float64)
+
+
+def difference_statistics(
+    method: str,
+    observed: NDArray[np.float64],
+    *,
+    jackknife: NDArray[np.float64] | None = None,
+    standard_error: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """The statistic a method reports for each difference: Student's t = (r1 - r2) / se for the
+    :data:`STUDENTISED_METHODS` (NaN where se is 0), the estimate r1 - r2 for the others."""
+    observed = np.asarray(observed, dtype=np.float64)
+    if method not in STUDENTISED_METHODS:
+        return observed
+    se = _studentised_error(method, jackknife, standard_error)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(se > 0.0, observed / se, np.nan)
+
+
 def difference_intervals(
     method: str,
     observed: NDArray[np.float64],
@@ -180,6 +306,7 @@ def difference_intervals(
     n: int,
     deltas: NDArray[np.float64] | None = None,
     jackknife: NDArray[np.float64] | None = None,
+    standard_error: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Two-sided intervals of P differences r1 - r2 at levels ``1 - alpha``.
 
@@ -197,19 +324,21 @@ def difference_intervals(
         (P x B) bootstrap differences (NaN: undefined resample); needed by the bootstrap methods.
     jackknife : numpy.ndarray, optional
         (P x n) leave-one-out differences; needed by ``"jackknife-t"`` and ``"BCa"``.
+    standard_error : numpy.ndarray, optional
+        (P,) standard errors of the differences; needed by ``"twopov"``
+        (:func:`twopov_standard_errors`).
 
     Returns
     -------
     low, high : numpy.ndarray
         (P,) end points; NaN where the method is undefined (BCa with an infinite bias
-        correction, no defined resample, zero jackknife spread for ``"jackknife-t"``).
+        correction, no defined resample, a zero standard error for a studentised method).
     """
     observed = np.asarray(observed, dtype=np.float64)
     alphas = np.broadcast_to(np.asarray(alpha, dtype=np.float64), observed.shape)
-    if method == "jackknife-t":
-        assert jackknife is not None
-        se = jackknife_standard_error(jackknife)
-        half = stats.t.isf(alphas / 2.0, n - 1) * se
+    if method in STUDENTISED_METHODS:
+        se = _studentised_error(method, jackknife, standard_error)
+        half = stats.t.isf(alphas / 2.0, n - STUDENTISED_METHODS[method]) * se
         with np.errstate(invalid="ignore"):
             bad = ~(se > 0.0)
         return np.where(bad, np.nan, observed - half), np.where(bad, np.nan, observed + half)
@@ -265,22 +394,23 @@ def difference_pvalues(
     n: int,
     deltas: NDArray[np.float64] | None = None,
     jackknife: NDArray[np.float64] | None = None,
+    standard_error: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Two-sided p-values of H0: rho1 = rho2, the exact inverses of :func:`difference_intervals`.
 
     ``pvalue < alpha`` exactly when the interval at level ``1 - alpha`` excludes 0: for the
     percentile methods, the level at which an end point of the interpolated bootstrap quantile
-    function reaches 0 (for ``"adjusted-percentile"`` divided by Wilcox's widening factor); for BCa the
-    level whose adjusted quantile is 0 (Efron's BCa p-value); for ``"jackknife-t"`` Student's t
-    with n - 1 df. Capped at 1; NaN where the interval is undefined.
+    function reaches 0 (for ``"adjusted-percentile"`` divided by the widening factor); for BCa
+    the level whose adjusted quantile is 0 (Efron's BCa p-value); for the
+    :data:`STUDENTISED_METHODS` Student's t with their degrees of freedom. Capped at 1; NaN
+    where the interval is undefined.
     """
     observed = np.asarray(observed, dtype=np.float64)
-    if method == "jackknife-t":
-        assert jackknife is not None
-        se = jackknife_standard_error(jackknife)
+    if method in STUDENTISED_METHODS:
+        se = _studentised_error(method, jackknife, standard_error)
         with np.errstate(invalid="ignore", divide="ignore"):
             t = np.abs(observed) / se
-            p = 2.0 * stats.t.sf(t, n - 1)
+            p = 2.0 * stats.t.sf(t, n - STUDENTISED_METHODS[method])
         return np.where(se > 0.0, p, np.where(observed == 0.0, 1.0, np.nan))
     assert deltas is not None
     ordered, n_valid = _sorted_valid(deltas)

@@ -6,7 +6,8 @@ resampled item sets), and derives from it
 
 * for every pair of models, Δr with its BCa interval, plus the dependent-correlation test of
   :mod:`sts_extras.stats.dependent` and p-values adjusted over all pairs of the task;
-* each model's rank interval and the matrix of win probabilities P(r_i > r_j).
+* each model's rank interval, the ranks that those pair decisions leave possible (Mogstad,
+  Romano, Shaikh & Wilhelm 2024), and the matrix of win probabilities P(r_i > r_j).
 
 The correlations of all models in a resample come from one matrix product of the resample counts
 (:mod:`sts_extras.stats.resampling`), and the resamples are those that
@@ -21,19 +22,21 @@ References
        ranking. Annals of Statistics 37(6B), 3929-3959.
 .. [3] Meng, X.-L., Rosenthal, R. & Rubin, D. B. (1992). Comparing correlated correlation
        coefficients. Psychological Bulletin 111(1), 172-175.
+.. [4] Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks with
+       applications to mobility across neighbourhoods and academic achievement across
+       countries. Review of Economic Studies 91(1), 476-518.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from sts_extras._validation import (
     as_paired_vectors,
@@ -54,6 +57,7 @@ from sts_extras.stats.bootstrap import (
     warn_few_resamples,
 )
 from sts_extras.stats.calibration import MeasuredLevel, measured_for_data, warn_if_uncalibrated
+from sts_extras.stats.cross_task import rank_bounds
 from sts_extras.stats.dependent import (
     ALTERNATIVES,
     DEPENDENT_METHODS,
@@ -64,6 +68,9 @@ from sts_extras.stats.intervals import (
     DIFFERENCE_METHODS,
     difference_intervals,
     difference_pvalues,
+    difference_statistics,
+    hc4_standard_errors,
+    twopov_standard_errors,
 )
 from sts_extras.stats.multiple import ADJUST_METHODS, adjust_pvalues
 from sts_extras.stats.power import minimal_detectable_delta
@@ -147,7 +154,16 @@ class ModelComparisonResult:
     rank : numpy.ndarray
         Observed rank (1 = highest r; ties share the best rank).
     rank_low, rank_high : numpy.ndarray
-        Bootstrap percentile interval of each model's rank (integers, ``confidence_level``).
+        Each model's rank set (integers): the true ranks (1 + the number of models with a
+        higher population correlation; ties share the best rank) that the pair decisions leave
+        possible, ``rank_low = 1 + #{models significantly better}`` and
+        ``rank_high = m - #{models significantly worse}``, the direction of a decision being the
+        sign of its ``delta`` (Mogstad, Romano, Shaikh & Wilhelm 2024, §3). Simultaneous at the
+        family's level: the decisions used control the family-wise error over all pairs (the
+        pairs' own ``significant`` with ``adjust="holm"`` or ``"bonferroni"``; with another
+        ``adjust``, those of them that Holm's step-down on the same p-values makes too), so all
+        sets hold all true ranks at once unless a decision is wrong. They never leave out a rank
+        that the pairs' ``significant`` leaves possible.
     win_probability : numpy.ndarray
         (m x m) share of resamples in which model i has a higher r than model j (ties count
         half, so P[i, j] + P[j, i] = 1; the diagonal is 0.5).
@@ -165,14 +181,15 @@ class ModelComparisonResult:
     alternative, adjust : str
         The alternative of a closed-form test, and the adjustment over the task's pairs.
     confidence_level : float
-        The family's level: the rank intervals' level, and one minus the alpha of the adjusted
-        pair decisions.
+        The family's level: one minus the alpha of the adjusted pair decisions, and the rank
+        sets' simultaneous level.
     calibration : MeasuredLevel or None
         What the calibration suite measured for ``method`` at the grid n nearest to ``n`` (one
         pair; the adjusted family is measured in ``docs/calibration.md`` too).
     bootstrap_ranks : numpy.ndarray
         (n_resamples x m) rank of every model in every resample, for
-        :func:`mean_rank_across_tasks`.
+        :func:`mean_rank_across_tasks` (not the rank sets: a percentile interval of these ranks
+        leaves out tied models' shared rank, Hall & Miller 2009).
     """
 
     models: tuple[str, ...]
@@ -259,15 +276,6 @@ def _win_probabilities(r: NDArray[np.float64]) -> NDArray[np.float64]:
         column = r[:, k : k + 1]
         wins[k] = np.count_nonzero(column > r, axis=0) + 0.5 * np.count_nonzero(column == r, axis=0)
     return wins / r.shape[0]
-
-
-def _rank_interval(
-    ranks: NDArray[np.int32], confidence_level: float
-) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
-    """Percentile interval of integer ranks (``inverted_cdf`` keeps the end points integers)."""
-    alpha = (1.0 - confidence_level) / 2.0
-    low, high = np.quantile(ranks, [alpha, 1.0 - alpha], axis=0, method="inverted_cdf")
-    return low.astype(np.int32), high.astype(np.int32)
 
 
 # --------------------------------------------------------------------------------------------
@@ -363,39 +371,59 @@ def _pair_blocks(
     ]
 
 
-def _interval_pvalues(boot: _Bootstrap, method: str, n: int) -> NDArray[np.float64]:
-    """The unadjusted p-value of ``method`` (an interval method) for every pair i < j."""
+def _pair_inputs(
+    boot: _Bootstrap, standard_errors: NDArray[np.float64] | None
+) -> Iterator[tuple[slice, NDArray[np.float64], dict[str, Any]]]:
+    """Per block of pairs i < j: where they go, their observed r_i - r_j, and the inputs of the
+    interval methods (bootstrap and leave-one-out differences, standard errors)."""
     m = boot.observed.size
     by_model = np.ascontiguousarray(boot.resampled.T)  # (m x B)
-    pvalues = np.empty(m * (m - 1) // 2)
     for left, right, where in _pair_blocks(m, by_model.shape[1]):
-        pvalues[where] = difference_pvalues(
-            method,
-            boot.observed[left] - boot.observed[right],
-            n=n,
-            deltas=by_model[left] - by_model[right],
-            jackknife=boot.jackknife[left] - boot.jackknife[right],
-        )
+        inputs = {
+            "deltas": by_model[left] - by_model[right],
+            "jackknife": boot.jackknife[left] - boot.jackknife[right],
+            "standard_error": None if standard_errors is None else standard_errors[where],
+        }
+        yield where, boot.observed[left] - boot.observed[right], inputs
+
+
+def _interval_pvalues(
+    boot: _Bootstrap, method: str, n: int, standard_errors: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """The unadjusted p-value of ``method`` (an interval method) for every pair i < j."""
+    m = boot.observed.size
+    pvalues = np.empty(m * (m - 1) // 2)
+    for where, observed, inputs in _pair_inputs(boot, standard_errors):
+        pvalues[where] = difference_pvalues(method, observed, n=n, **inputs)
     return pvalues
 
 
 def _interval_ends(
-    boot: _Bootstrap, method: str, n: int, alphas: NDArray[np.float64]
+    boot: _Bootstrap,
+    method: str,
+    n: int,
+    alphas: NDArray[np.float64],
+    standard_errors: NDArray[np.float64] | None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The interval of ``method`` of every pair i < j, each at its own level 1 - alphas[k]."""
-    m = boot.observed.size
-    by_model = np.ascontiguousarray(boot.resampled.T)
     low, high = (np.empty(alphas.size) for _ in range(2))
-    for left, right, where in _pair_blocks(m, by_model.shape[1]):
+    for where, observed, inputs in _pair_inputs(boot, standard_errors):
         low[where], high[where] = difference_intervals(
-            method,
-            boot.observed[left] - boot.observed[right],
-            alpha=alphas[where],
-            n=n,
-            deltas=by_model[left] - by_model[right],
-            jackknife=boot.jackknife[left] - boot.jackknife[right],
+            method, observed, alpha=alphas[where], n=n, **inputs
         )
     return low, high
+
+
+def _twopov_standard_errors(
+    checked: _ComparisonInput, observed: NDArray[np.float64], correlations: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The ``"twopov"`` standard error of r_i - r_j of every pair i < j (HC4 per model)."""
+    se = hc4_standard_errors(
+        checked.predictions, checked.references, correlation=checked.correlation
+    )
+    first, second = np.triu_indices(observed.size, 1)
+    between = correlations[1:, 1:][first, second]
+    return twopov_standard_errors(se[first], se[second], observed[first], observed[second], between)
 
 
 def _pair_alphas(
@@ -500,9 +528,17 @@ def _pair_decisions(
             correlations, n, method, checked.alternative, checked.correlation
         )
     else:
-        pvalues = _interval_pvalues(boot, method, n)
+        standard_errors = None
+        if method == "twopov":
+            standard_errors = _twopov_standard_errors(checked, boot.observed, correlations)
+        pvalues = _interval_pvalues(boot, method, n, standard_errors)
         first, second = np.triu_indices(boot.observed.size, 1)
-        statistics = boot.observed[first] - boot.observed[second]
+        statistics = difference_statistics(
+            method,
+            boot.observed[first] - boot.observed[second],
+            jackknife=boot.jackknife[first] - boot.jackknife[second],
+            standard_error=standard_errors,
+        )
         errors = []
         for k, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
             try:
@@ -530,15 +566,43 @@ def _pair_decisions(
                     float(correlations[i + 1, j + 1]),
                     n,
                     1.0 - float(alphas[k]),
+                    checked.correlation,
                 )
     else:
-        low, high = _interval_ends(boot, method, n, alphas)
-        if method == "jackknife-t":
-            with np.errstate(invalid="ignore", divide="ignore"):
-                half = (high - low) / 2.0
-                se = half / stats.t.isf(alphas / 2.0, n - 1)
-                statistics = np.where(se > 0.0, statistics / se, np.nan)
+        low, high = _interval_ends(boot, method, n, alphas, standard_errors)
     return _Decisions(statistics, pvalues, adjusted, low, high, 1.0 - alphas, errors)
+
+
+def _significant(decisions: _Decisions) -> NDArray[np.bool_]:
+    """Each pair's one decision: its interval excludes 0 (NaN ends decide nothing)."""
+    return np.asarray((decisions.low > 0.0) | (decisions.high < 0.0))
+
+
+#: Adjustments whose own decisions control the family-wise error over all pairs; the rank sets
+#: of any other adjustment keep only the decisions that Holm's also makes.
+_FAMILYWISE_ADJUSTMENTS = ("holm", "bonferroni")
+
+
+def _rank_sets(
+    observed: NDArray[np.float64], decisions: _Decisions, adjust: str, alpha: float
+) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+    """Each model's rank set from the pair decisions (Mogstad, Romano, Shaikh & Wilhelm 2024).
+
+    The decisions used control the family-wise error over all pairs and are a subset of the
+    pairs' own ``significant``: the call's own with ``adjust`` in
+    :data:`_FAMILYWISE_ADJUSTMENTS`, else those that Holm's step-down on the same unadjusted
+    p-values makes too. A decision's direction is the sign of the observed r_i - r_j.
+    """
+    decided = _significant(decisions)
+    if adjust not in _FAMILYWISE_ADJUSTMENTS:
+        with np.errstate(invalid="ignore"):
+            decided &= _adjusted(decisions.pvalues, "holm") < alpha  # NaN: not decided
+    m = observed.size
+    first, second = np.triu_indices(m, 1)
+    matrix = np.zeros((m, m), dtype=bool)
+    matrix[first, second] = matrix[second, first] = decided
+    low, high = rank_bounds(matrix, observed[:, None] - observed[None, :])
+    return low.astype(np.int32), high.astype(np.int32)
 
 
 def _pairs(
@@ -550,6 +614,7 @@ def _pairs(
 ) -> tuple[PairComparison, ...]:
     """One :class:`PairComparison` per pair i < j, from the arrays of the steps above."""
     first, second = np.triu_indices(len(names), 1)
+    significant = _significant(decisions)
     pairs = []
     for index, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
         ci_low, ci_high = float(decisions.low[index]), float(decisions.high[index])
@@ -563,7 +628,7 @@ def _pairs(
                 r12=float(correlations[i + 1, j + 1]),
                 delta=float(observed[i] - observed[j]),
                 confidence_interval=ConfidenceInterval(ci_low, ci_high),
-                significant=bool(ci_low > 0.0 or ci_high < 0.0),
+                significant=bool(significant[index]),
                 statistic=float(decisions.statistics[index]),
                 pvalue=float(decisions.pvalues[index]),
                 pvalue_adjusted=adjusted,
@@ -605,7 +670,7 @@ def compare_models(
     seed: int | np.random.Generator | None = 0,
     progress: bool = False,
 ) -> ModelComparisonResult:
-    r"""Compare every pair of models on one task, and rank the models with bootstrap intervals.
+    r"""Compare every pair of models on one task, and rank the models with the rank sets they leave.
 
     Parameters
     ----------
@@ -620,7 +685,8 @@ def compare_models(
         (the method the calibration suite measured best at this n -- for several pairs with an
         adjustment, among those whose measured family-wise error is at most 5 %;
         ``result.method`` names it), an interval method of :mod:`sts_extras.stats.intervals`
-        (``"adjusted-percentile"``, ``"jackknife-t"``, ``"percentile"``, ``"BCa"``), or a closed-form test of
+        (``"twopov"``, ``"adjusted-percentile"``, ``"jackknife-t"``, ``"percentile"``,
+        ``"BCa"``), or a closed-form test of
         :data:`~sts_extras.stats.dependent.DEPENDENT_METHODS` (``"meng1992"``, ...; its
         interval is Zou's, and it assumes normal data: see ``docs/calibration.md``).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
@@ -635,8 +701,8 @@ def compare_models(
         :data:`~sts_extras.limits.MAX_RESAMPLED_ITEMS` and ``n_resamples * models`` at most
         :data:`~sts_extras.limits.MAX_BOOTSTRAP_VALUES` (checked before any work).
     confidence_level : float, default 0.95
-        The family's level: one minus the alpha of the adjusted pair decisions, and the level of
-        the rank intervals.
+        The family's level: one minus the alpha of the adjusted pair decisions, and the
+        simultaneous level of the rank sets.
     seed : None, int or numpy.random.Generator, default 0
         The resamples are those of ``bootstrap_correlation_difference(..., seed=seed)``.
     progress : bool, default False
@@ -667,9 +733,35 @@ def compare_models(
     One set of B resample counts (a B x n matrix, drawn in chunks) gives the B x m matrix of
     correlations :math:`r^*_{bk}`; the BCa interval of pair (i, j) uses
     :math:`\Delta^*_b = r^*_{bi} - r^*_{bj}` and the jackknife :math:`r_{(l)i} - r_{(l)j}`
-    (Efron 1987). The rank of model k in resample b is :math:`1 + \#\{l: r^*_{bl} > r^*_{bk}\}`;
-    its interval is the percentile interval of those ranks (Hall & Miller 2009), and
+    (Efron 1987). The rank set of model j comes from the pair decisions D (pairs whose
+    difference is significant, signed by :math:`r_i - r_j`) that control the family-wise error:
+    the pairs' own decisions under Holm or Bonferroni, else the intersection of the pairs'
+    decisions with Holm's on the same p-values,
+
+    .. math::
+
+        \text{rank\_low}_j = 1 + \#\{k: (k \succ j) \in D\}, \qquad
+        \text{rank\_high}_j = m - \#\{k: (j \succ k) \in D\}
+
+    (the simultaneous rank sets of Mogstad, Romano, Shaikh & Wilhelm 2024, §3, with their
+    max-t step-down replaced by the pairs' own adjusted decisions). They hold every true rank
+    :math:`1 + \#\{k: \rho_k > \rho_j\}` at once whenever no decision of D is wrong, ties
+    included (``docs/calibration.md`` measures them on tied, nearly tied and separated models).
+    A percentile interval of the bootstrap ranks is inconsistent under ties and
+    near-ties (Hall & Miller 2009): an outside audit measured it holding the worst of four
+    equal models' true rank 77-80 % of the time, all four at once 52-54 %, and it could print
+    [2, 4] where no pair differed significantly. The rank of model k in resample b
+    is :math:`1 + \#\{l: r^*_{bl} > r^*_{bk}\}` (``bootstrap_ranks``), and
     :math:`P(i \succ j) = (\#\{b: r^*_{bi} > r^*_{bj}\} + \tfrac12 \#\{b: r^*_{bi} = r^*_{bj}\})/B`.
+
+    References
+    ----------
+    .. [1] Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
+    .. [2] Hall, P., Miller, H. (2009). Using the bootstrap to quantify the authority of an
+           empirical ranking. Annals of Statistics 37(6B), 3929-3959.
+    .. [3] Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks
+           with applications to mobility across neighbourhoods and academic achievement across
+           countries. Review of Economic Studies 91(1), 476-518.
 
     Examples
     --------
@@ -679,8 +771,8 @@ def compare_models(
     >>> gold = rng.uniform(0, 5, 200)
     >>> models = {f"m{k}": gold + rng.normal(0, 1 + k / 8, 200) for k in range(3)}
     >>> res = compare_models(models, gold, n_resamples=2000, seed=1)
-    >>> res.rank.tolist(), res.rank_low.tolist(), res.rank_high.tolist()
-    ([1, 2, 3], [1, 1, 2], [2, 3, 3])
+    >>> res.rank.tolist(), res.rank_low.tolist(), res.rank_high.tolist()  # no pair decided
+    ([1, 2, 3], [1, 1, 1], [3, 3, 3])
     >>> round(float(res.win_probability[0, 1]), 3)
     0.621
     >>> res.method  # "auto": the calibrated choice for Holm-adjusted pairs at n = 200
@@ -723,11 +815,12 @@ def compare_models(
     boot = _bootstrap_models(checked, n_resamples, rng, progress=progress)
     resampled = _defined_resamples(boot.resampled, n_resamples, n)
     ranks = _ranks(resampled)
-    rank_low, rank_high = _rank_interval(ranks, checked.confidence_level)
     correlations = correlation_matrix(
         np.vstack([checked.references, checked.predictions]), checked.correlation
     )
     decisions = _pair_decisions(boot, checked, method, correlations)
+    alpha = 1.0 - checked.confidence_level
+    rank_low, rank_high = _rank_sets(boot.observed, decisions, checked.adjust, alpha)
     return ModelComparisonResult(
         models=tuple(names),
         r=_readonly(boot.observed.copy()),
@@ -736,7 +829,7 @@ def compare_models(
         rank_high=_readonly(rank_high),
         win_probability=_readonly(_win_probabilities(resampled)),
         model_correlations=_readonly(correlations[1:, 1:].copy()),
-        pairs=_pairs(names, boot.observed, correlations, decisions, 1.0 - checked.confidence_level),
+        pairs=_pairs(names, boot.observed, correlations, decisions, alpha),
         n=n,
         n_resamples=int(resampled.shape[0]),
         correlation=checked.correlation,

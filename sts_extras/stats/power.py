@@ -55,7 +55,7 @@ from sts_extras._validation import (
 from sts_extras.errors import UserInputError
 from sts_extras.limits import MAX_SIMULATED_ITEMS, MAX_SIMULATIONS
 from sts_extras.progress import progress_bar
-from sts_extras.stats._common import check_correlation_matrix
+from sts_extras.stats._common import check_correlation_matrix, correlation_covariance
 from sts_extras.stats.dependent import (
     ALTERNATIVES,
     DEPENDENT_METHODS,
@@ -174,29 +174,15 @@ def _critical_value(method: str, alpha: float, alternative: str, n: int) -> floa
 def _z_covariance(r1: float, r2: float, r12: float) -> NDArray[np.float64]:
     """C: n - 3 times the asymptotic covariance of artanh(r_jk), artanh(r_jh), artanh(r_kh).
 
-    Steiger (1980), eq. 3 (Pearson & Filon 1898) for psi, divided by (1 - rho_a^2)(1 - rho_b^2)
-    (eqs. 11-12).
+    Steiger (1980), eq. 3 (Pearson & Filon 1898) for psi
+    (:func:`~sts_extras.stats._common.correlation_covariance`, at all 3 x 3 pairs at once),
+    divided by (1 - rho_a^2)(1 - rho_b^2) (eqs. 11-12).
     """
     rho = np.array([[1.0, r1, r2], [r1, 1.0, r12], [r2, r12, 1.0]])
-    pairs = ((0, 1), (0, 2), (1, 2))  # (j, k), (j, h), (k, h)
-    psi = np.empty((3, 3))
-    for a, (j, k) in enumerate(pairs):
-        for b, (h, m) in enumerate(pairs):
-            p = rho
-            psi[a, b] = (
-                0.5
-                * p[j, k]
-                * p[h, m]
-                * (p[j, h] ** 2 + p[j, m] ** 2 + p[k, h] ** 2 + p[k, m] ** 2)
-                + p[j, h] * p[k, m]
-                + p[j, m] * p[k, h]
-                - (
-                    p[j, k] * p[j, h] * p[j, m]
-                    + p[j, k] * p[k, h] * p[k, m]
-                    + p[j, h] * p[k, h] * p[h, m]
-                    + p[j, m] * p[k, m] * p[h, m]
-                )
-            )
+    pairs = np.array([(0, 1), (0, 2), (1, 2)])  # (j, k), (j, h), (k, h)
+    j, k = pairs[:, 0, None], pairs[:, 1, None]  # rows a: the pair (j, k)
+    h, m = pairs[None, :, 0], pairs[None, :, 1]  # columns b: the pair (h, m)
+    psi = correlation_covariance(rho[j, k], rho[h, m], rho[j, h], rho[j, m], rho[k, h], rho[k, m])
     scale = 1.0 - np.array([r1, r2, r12]) ** 2
     return psi / np.outer(scale, scale)
 
@@ -471,9 +457,12 @@ def _simulate_chunk(
     scale = np.sqrt(np.einsum("sii->si", scatter))
     corr = scatter / (scale[:, :, None] * scale[:, None, :])
     for r_jk, r_jh, r_kh in zip(corr[:, 0, 1], corr[:, 0, 2], corr[:, 1, 2]):
+        if max(abs(r_jk), abs(r_jh), abs(r_kh)) >= 1.0:  # |r| = 1 by rounding: no Fisher z
+            undefined += 1
+            continue
         try:
             statistic = dependent_statistic(method, float(r_jk), float(r_jh), float(r_kh), n)
-        except ValueError:  # undefined variance (a UserInputError) or |r| = 1
+        except UserInputError:  # the method's variance is undefined for this sample
             undefined += 1
             continue
         if alternative == "greater":

@@ -186,4 +186,7 @@ def measured_keys(method: str, calibration: MeasuredLevel | None) -> dict[str, A
         "measured_size": None if calibration is None else calibration.size,
         "measured_coverage": None if calibration is None else calibration.coverage,
         "calibrated": None if calibration is None else calibration.calibrated,
+        "outside_band": None
+        if calibration is None
+        else [cell.cell for cell in calibration.outside_band],
     }

@@ -6,7 +6,8 @@ level that matches the adjustment over all pairs of the task), ``significant`` i
 when it excludes 0 (the reports' †), which is ``pvalue_adjusted < 1 - 0.95``; ``method`` is the
 procedure the task used (``auto`` resolved) and ``adjust`` the adjustment. Each row also carries
 what the calibration suite measured for the task's method at its n (``measured_size``,
-``measured_coverage``, ``calibrated``; empty where it was not measured). Written through a
+``measured_coverage``, ``calibrated``, ``outside_band``: the suite's cells outside the band;
+empty where it was not measured). Written through a
 temporary file and a rename.
 
 Safe to open in a spreadsheet: the text cells (``task``, ``model``, ``method``, ``adjust``,
@@ -66,6 +67,7 @@ CSV_COLUMNS = (
     "measured_size",
     "measured_coverage",
     "calibrated",
+    "outside_band",
     "error",
 )
 
@@ -97,16 +99,20 @@ def csv_header(settings: Mapping[str, object]) -> tuple[str, ...]:
     return CSV_COLUMNS
 
 
-def _calibration(result: LeaderboardResult, task: TaskScores) -> tuple[object, object, object]:
-    """(measured size, measured coverage, calibrated) of the task's method: empty without a
-    comparison; calibrated False (and no numbers) where the suite did not measure it."""
+def _calibration(
+    result: LeaderboardResult, task: TaskScores
+) -> tuple[object, object, object, object]:
+    """(measured size, measured coverage, calibrated, the cells outside the band joined by
+    ";") of the task's method: empty without a comparison; calibrated False (and no numbers)
+    where the suite did not measure it."""
     comparison = result.pairwise.get(task.name)
     if comparison is None:
-        return None, None, None
+        return None, None, None, None
     measured = comparison.calibration
     if measured is None:
-        return None, None, False
-    return measured.size, measured.coverage, measured.calibrated
+        return None, None, False, None
+    outside = ";".join(cell.cell for cell in measured.outside_band)
+    return measured.size, measured.coverage, measured.calibrated, _text(outside)
 
 
 def write_csv(result: LeaderboardResult, path: Path) -> Path:
@@ -116,7 +122,7 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(csv_header(result.settings))
         for task in result.tasks:
-            size, coverage, calibrated = _calibration(result, task)
+            size, coverage, calibrated, outside = _calibration(result, task)
             for row in result.stats_for(task.name):
                 item = result.comparison(task.name, row.model)
                 comparison = item or ComparisonStats(
@@ -154,6 +160,7 @@ def write_csv(result: LeaderboardResult, path: Path) -> Path:
                     size,
                     coverage,
                     calibrated,
+                    outside,
                     _text(values["error"] or comparison.error),
                 )
                 writer.writerow([_csv_value(value) for value in record])

@@ -4,7 +4,8 @@ The settings, the tasks with their gold scores and, per task, the procedure of i
 (``"method"``, ``"auto"`` resolved; ``"adjust"``; ``"confidence_level"``, the family's level) with
 what the calibration suite measured for it at the task's n (``"calibration"``:
 ``method, grid_n, measured_size, measured_coverage, measured_real_coverage, calibrated,
-samples``, or null where it was not measured) and every pair of models (``"pairwise"``, each with
+outside_band`` (each cell outside the band: ``cell, real, size, coverage, direction``),
+``samples``, or null where it was not measured) and every pair of models (``"pairwise"``, each with
 its one decision: ``significant`` exactly when ``ci_low``/``ci_high``, at the pair's own
 ``confidence_level``, excludes 0); per result row the statistics with the rank interval
 (``"rank_low"``/``"rank_high"``), the per-pair scores and the key of MTEB's prediction file they

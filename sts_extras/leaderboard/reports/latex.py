@@ -226,9 +226,10 @@ def _settings_sentence(result: LeaderboardResult, task: str) -> str:
     )
     return (
         f"Baseline: {escape(result.baseline)}. {settings.get('n_resamples')} paired bootstrap "
-        f"resamples of the pairs, seed {settings.get('seed')}: rank intervals ({percent}, "
-        f"percentile). $\\Delta r$ against the baseline with the pair's interval at the level "
-        f"in the next column, the one that matches the adjustment; $\\dagger$: the pair is "
+        f"resamples of the pairs, seed {settings.get('seed')}; rank sets ({percent}, all at "
+        f"once): the ranks the family-wise pair decisions leave. $\\Delta r$ against the "
+        f"baseline with the pair's interval at the level in the next column, the one that "
+        f"matches the adjustment; $\\dagger$: the pair is "
         f"significant, i.e.\\ the interval excludes 0 (the same decision as its $p$ "
         f"{escape(tables.adjusted_over_pairs(settings))} below {1 - level:.2g})."
         + escape(decisions)

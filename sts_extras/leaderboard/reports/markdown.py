@@ -157,10 +157,14 @@ def to_markdown(
         f"- **ρ_w**, **τ_w**: top-rank-weighted Spearman and Kendall correlations (Lombardo et al. "
         f"2020, Eq. 8, n0 = {settings.get('n0', 2):g}): disagreements on the most similar pairs "
         "weigh most.",
-        f"- **rank [{level:.0%}]**: rank by r and its {level:.0%} bootstrap percentile interval "
-        "(Hall & Miller 2009); one paired bootstrap per task, shared by all its models "
+        f"- **rank [{level:.0%}]**: rank by r and its rank set, the ranks the pair decisions "
+        "leave possible: from 1 + the models significantly better to m − the models "
+        "significantly worse (Mogstad, Romano, Shaikh & Wilhelm 2024), counting the decisions "
+        "that control the family-wise error (the pairs' own under Holm or Bonferroni, else "
+        "those Holm's adjustment makes too), so all of a task's sets hold at once at "
+        f"{level:.0%}; one paired bootstrap per task, shared by all its models "
         f"({settings.get('n_resamples')} resamples of the pairs, seed {settings.get('seed')}), "
-        "gives the rank intervals, the bootstrap intervals of Δr and the win probabilities of "
+        "gives the bootstrap intervals of Δr and the win probabilities of "
         f"`pairwise_<task>.png` ({MARK} there on the significant pairs).",
         f"- **Δr**: r(model) − r(baseline), with the pair's interval; **{MARK}**: the pair is "
         f"significant, its p-value {adjusted_over_pairs(settings)} below {1 - level:.2g}, which "

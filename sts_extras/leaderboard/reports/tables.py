@@ -116,7 +116,11 @@ _ADJUST_NAMES = {
 
 #: The interval methods of r1 - r2, for the reports.
 _INTERVAL_NAMES = {
-    "adjusted-percentile": "adjusted percentile bootstrap interval (our variant: Wilcox & Muska's order statistics applied to r1 - r2)",
+    "twopov": "TWOpov interval (Wilcox 2009: Zou's MOVER from HC4 limits)",
+    "adjusted-percentile": (
+        "adjusted percentile bootstrap interval (our variant: Wilcox & Muska's order "
+        "statistics applied to r1 - r2)"
+    ),
     "jackknife-t": "jackknife-t interval",
     "percentile": "percentile bootstrap interval",
     "BCa": "BCa bootstrap interval (Efron 1987)",
@@ -228,8 +232,9 @@ def calibration_line(result: LeaderboardResult, task: str) -> str | None:
             f"{samples}; this task: n = {comparison.n})"
         )
         band = (
-            f"type-I error at most {SIZE_BAND[1]:.1%} and coverage at least "
-            f"{COVERAGE_BAND[0]:.1%} on every synthetic cell, up to the suite's Monte Carlo error"
+            f"type-I error within [{SIZE_BAND[0]:.1%}, {SIZE_BAND[1]:.1%}] and coverage within "
+            f"[{COVERAGE_BAND[0]:.1%}, {COVERAGE_BAND[1]:.1%}] on every cell the suite measured "
+            "at that n, up to its Monte Carlo error"
         )
         family = measured.note.partition("; family-wise error of its adjusted decisions ")[2]
         if family:
@@ -239,6 +244,12 @@ def calibration_line(result: LeaderboardResult, task: str) -> str | None:
                 "Monte Carlo error"
             )
             numbers += f"; its adjusted decisions' family-wise error {family}"
+        if measured.outside_band:
+            cells = measured.outside_band
+            numbers += (
+                f"; outside the band on {len(cells)} cell{'s' * (len(cells) != 1)}, worst "
+                f"{cells[0].text()}"
+            )
         if measured.calibrated:
             parts = [f"Calibrated ({band}): {numbers}."]
         else:
