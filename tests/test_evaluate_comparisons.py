@@ -108,9 +108,12 @@ def test_steiger_gives_the_core_numbers(loaded, options):
         "measured_size": None if core.calibration is None else core.calibration.size,
         "measured_coverage": None if core.calibration is None else core.calibration.coverage,
         "calibrated": None if core.calibration is None else core.calibration.calibrated,
+        "outside_band": None
+        if core.calibration is None
+        else [cell.cell for cell in core.calibration.outside_band],
     }
     assert out == expected  # float64 features: no float32 rounding on the way
-    assert all(type(v) in (float, int, str, bool, type(None)) for v in out.values())
+    assert all(type(v) in (float, int, str, bool, list, type(None)) for v in out.values())
 
 
 @pytest.mark.parametrize(
@@ -149,6 +152,9 @@ def test_bca_bootstrap_gives_the_core_numbers(loaded, options):
         "measured_size": None if core.calibration is None else core.calibration.size,
         "measured_coverage": None if core.calibration is None else core.calibration.coverage,
         "calibrated": None if core.calibration is None else core.calibration.calibrated,
+        "outside_band": None
+        if core.calibration is None
+        else [cell.cell for cell in core.calibration.outside_band],
     }
 
 

@@ -807,7 +807,7 @@ def test_method_and_adjust_options_reach_the_report(tmp_path, env, vectors_file)
         (
             "--method",
             "meng",
-            r"--method must be one of 'auto', 'adjusted-percentile', 'jackknife-t'",
+            r"--method must be one of 'auto', 'twopov', 'adjusted-percentile', 'jackknife-t'",
         ),
         ("--adjust", "holmes", r"--adjust must be one of 'holm', 'bonferroni'"),
     ],

@@ -26,7 +26,7 @@ from sts_extras.leaderboard.reports.html_report import to_html
 from sts_extras.leaderboard.reports.json_report import to_json_dict
 from sts_extras.leaderboard.reports.markdown import to_markdown
 from sts_extras.leaderboard.settings import RunSettings
-from sts_extras.stats.calibration import MeasuredLevel
+from sts_extras.stats.calibration import MeasuredLevel, OutsideCell
 
 MODELS = ("base", "close", "better", "worse", "noise")
 #: (method, adjust) of the runs checked: the default, a closed-form test with Zou's interval, an
@@ -277,17 +277,28 @@ def test_an_uncalibrated_task_says_so_in_every_report(tmp_path):
         calibrated=False,
         samples=2000,
         note="BCa at n = 60 (grid 50): worst type-I error 8.1 %",
+        outside_band=(
+            OutsideCell("heavy-tailed/rho=0.7,r12=0.8/null", False, 0.081, 0.919, "liberal"),
+            OutsideCell("stsb-test/minilm/effect", True, None, 0.887, "liberal"),
+        ),
     )
     shown = _with_calibration(result, level)
     expected = (
         "Not calibrated: the calibration suite measured BCa's type-I error 8.1% and coverage "
         "89.3%, 88.7% on real STS data at n = 50"
     )
+    worst = (
+        "outside the band on 2 cells, worst heavy-tailed/rho=0.7,r12=0.8/null (type-I error "
+        "8.1%, coverage 91.9%, liberal)"
+    )
     markdown = to_markdown(shown)
     section = markdown.split("## TaskA — ")[1].split("\n## ")[0]
     assert expected in section
-    assert "calibrated means type-I error at most 6.5% and coverage at least 93.5%" in section
+    assert "calibrated means type-I error within [3.5%, 6.5%] and coverage within" in section
+    # every report carries the cells outside the band
+    assert worst in section.replace("\\", "")
     assert html.escape(expected) in to_html(shown)
+    assert html.escape(worst) in to_html(shown)
     assert latex.escape(expected) in latex.to_latex(shown)
     write_csv(shown, tmp_path / "board.csv")
     with (tmp_path / "board.csv").open(encoding="utf-8") as handle:
@@ -297,8 +308,13 @@ def test_an_uncalibrated_task_says_so_in_every_report(tmp_path):
         "0.893",
         "False",
     )
+    assert row["outside_band"] == "heavy-tailed/rho=0.7,r12=0.8/null;stsb-test/minilm/effect"
     record = to_json_dict(shown)["tasks"][0]["calibration"]
     assert record["calibrated"] is False and record["measured_size"] == 0.081
+    assert [cell["cell"] for cell in record["outside_band"]] == [
+        "heavy-tailed/rho=0.7,r12=0.8/null",
+        "stsb-test/minilm/effect",
+    ]
     # a method the suite never measured is not silently trusted either
     unmeasured = to_markdown(_with_calibration(result, None))
     assert "Not calibrated: the calibration suite did not measure BCa" in unmeasured

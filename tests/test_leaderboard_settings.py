@@ -87,7 +87,7 @@ def test_values_are_normalised_once():
         (
             {"method": "meng"},
             UserInputError,
-            r"`method` must be one of 'auto', 'adjusted-percentile'",
+            r"`method` must be one of 'auto', 'twopov', 'adjusted-percentile'",
         ),
         ({"adjust": "holmes"}, UserInputError, r"`adjust` must be one of 'holm'"),
         ({"round_scores": 1}, UserInputTypeError, r"`round_scores` must be True or False"),

@@ -164,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cross-task cells in {rank_seconds:.1f} s")
     if args.model_rank_samples > 0 and not args.quick:
         cell_start, cell_cpu = time.perf_counter(), time.process_time()
-        cell_rows = model_ranks.run_model_ranks(samples=args.model_rank_samples, seed=args.seed)
+        with report.use_table(table):  # method="auto" of the defaults reads the new table
+            cell_rows = model_ranks.run_model_ranks(samples=args.model_rank_samples, seed=args.seed)
         cell_seconds = time.perf_counter() - cell_start
         model_ranks.write_rows(cell_rows, table)
         model_ranks.write_section(cell_rows, page, cell_seconds, time.process_time() - cell_cpu)
@@ -195,7 +196,8 @@ def _append_family_section(page: Path, rows: list[FamilyRow], samples: int, seco
         "its defaults, `mean_rank_across_tasks`, `dependent_test_power`), "
         f"{samples} simulated tasks per cell of five models on the same gold scores. "
         "Family-wise claims are conservative by design: the family-wise error of the "
-        "Holm-adjusted pair decisions (five equally good models, ten pairs) must be at most "
+        "Holm-adjusted pair decisions (five or ten equally good models, 10 or 45 pairs) must be "
+        "at most "
         '5 %, and the coverage of mean-rank intervals at least 95 %. `method="auto"` on several '
         "pairs with an adjustment picks among the interval methods whose family-wise error here "
         "is at most 5 % (`choose_method(family=True)`); a bootstrap's far tails, which an "

@@ -2,10 +2,10 @@
 
 Through the public API, on simulated tasks of five models scored against the same gold scores:
 
-* **family-wise error**: all five models equally good (ten pairs under the null); the share of
-  tasks in which ``compare_models`` (Holm over the pairs, each interval method in turn) calls
-  any pair significant. Conservative by design: at most 5 %; ``method="auto"`` on several pairs
-  picks among the methods that meet it;
+* **family-wise error**: five or ten models, all equally good (10 or 45 pairs under the null);
+  the share of tasks in which ``compare_models`` (Holm over the pairs, each interval method in
+  turn) calls any pair significant. Conservative by design: at most 5 %; ``method="auto"`` on
+  several pairs picks among the methods that meet it at both sizes;
 * (the rank sets ``rank_low``..``rank_high`` of ``compare_models`` have their own cells, with
   ties: :mod:`benchmarks.calibration.model_ranks`);
 * **mean rank across tasks**: three tasks (n, 1.28 n and 2 n items) of the same five models; the
@@ -33,6 +33,8 @@ __all__ = ["FamilyRow", "run_family_claims", "run_family_errors"]
 
 #: Error sds of the five models: equal under the null, distinct for the rank cells.
 _NULL_SDS = (0.8, 0.8, 0.8, 0.8, 0.8)
+#: Models per null family: a family-wise error grows with the number of pairs.
+_NULL_MODELS = (5, 10)
 _RANKED_SDS = (0.6, 0.7, 0.8, 0.95, 1.15)
 #: The interval methods whose adjusted family decisions are measured (``method="auto"`` picks
 #: among them for a family: ``sts_extras.stats.calibration.choose_method(family=True)``).
@@ -90,16 +92,17 @@ def run_family_errors(
     rng = np.random.default_rng([seed, 0])
     for family, hetero in (("normal", False), ("heteroscedastic", True)):
         for n in ns:
-            tasks = [_models(rng, n, _NULL_SDS, hetero) for _ in range(samples)]
-            for method in FAMILY_METHODS:
-                rejections = 0
-                for i, (gold, models) in enumerate(tasks):
-                    result = _compare(models, gold, resamples, seed + i, method)
-                    rejections += any(pair.significant for pair in result.pairs)
-                what = "5 equal models, 10 pairs, Holm"
-                rows.append(
-                    FamilyRow("fwer", family, method, n, rejections / samples, 0.05, samples, what)
-                )
+            for size in _NULL_MODELS:
+                sds = (_NULL_SDS[0],) * size
+                tasks = [_models(rng, n, sds, hetero) for _ in range(samples)]
+                what = f"{size} equal models, {size * (size - 1) // 2} pairs, Holm"
+                for method in FAMILY_METHODS:
+                    rejections = 0
+                    for i, (gold, models) in enumerate(tasks):
+                        result = _compare(models, gold, resamples, seed + i, method)
+                        rejections += any(pair.significant for pair in result.pairs)
+                    value = rejections / samples
+                    rows.append(FamilyRow("fwer", family, method, n, value, 0.05, samples, what))
     return rows
 
 

@@ -382,7 +382,12 @@ def _choice_table(result: SuiteResult) -> list[str]:
             cells = []
             for choice in choice_table(correlation, family):
                 text = f"`{choice.method}` {100 * choice.violation:.1f}"
-                if choice.best != choice.method:
+                if choice.carried != choice.method:
+                    text += (
+                        f" (from `{choice.carried}` {100 * choice.carried_violation:.1f}, "
+                        f"margin {100 * choice.margin:.1f})"
+                    )
+                elif choice.best != choice.method:
                     text += (
                         f" (best `{choice.best}` {100 * choice.best_violation:.1f}, "
                         f"margin {100 * choice.margin:.1f})"
@@ -580,8 +585,9 @@ def page_text(
             f"> {CHOICE_RULE}",
             "",
             "Each entry: the method chosen and its summed band violation on the selection",
-            "replicate, in points; where another method was best there, that method, its",
-            "violation and the margin it had to beat.",
+            "replicate, in points; where the choice switched, the method it left and that",
+            "method's violation there; where another method was best but by less than the",
+            "margin, that method, its violation and the margin it did not beat.",
             "",
             *_choice_table(result),
             "",

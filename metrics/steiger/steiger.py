@@ -50,8 +50,8 @@ Args:
     references (`list` of `float`): Gold (human) scores of the items.
     method (`str`): Test; one of "steiger1980" (default), "meng1992", "williams1959", "hittner2003",
         "dunn1969", "hotelling1940", "hendrickson1970", "olkin1967", "pearson1898"; or "auto",
-        the calibrated method of sts-extras (a resampling interval chosen by its calibration
-        suite: the closed-form tests assume normal data and reach about 20 % type-I error for a
+        the best-measured method of sts-extras (an interval method chosen by its calibration
+        suite: the closed-form tests assume normal data and reach about 23 % type-I error for a
         nominal 5 % under heteroscedastic errors at n = 50), or one of its interval methods
         "twopov" (Wilcox 2009), "adjusted-percentile" (a variant of sts-extras),
         "jackknife-t", "percentile", "BCa".

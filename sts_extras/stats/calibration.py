@@ -67,7 +67,12 @@ CALIBRATION_RULE = (
     "(sqrt(p(1 - p)/S) at the band's edge p, S data sets). A conservative cell (size below "
     "3.5 % or coverage above 96.5 % beyond that allowance) is outside the band too. The rates "
     "are those of the evaluation replicate, which the choice of method='auto' did not see; an "
-    "n below the suite's smallest n is not calibrated."
+    "n below the suite's smallest n, and references with fewer than 5 distinct values (or "
+    "fewer than 5 % of n), are not calibrated. Decisions adjusted over several pairs "
+    "are calibrated when, in addition, the family-wise error of the method's adjusted "
+    "decisions (five and ten equally good models, 10 and 45 pairs) is at most 5 %, up to 2 "
+    "Monte Carlo "
+    "standard errors."
 )
 #: The rule behind ``method="auto"`` (one place; the docs quote it).
 CHOICE_RULE = (
@@ -148,9 +153,10 @@ class MeasuredLevel:
         The worst coverage over the real-data cells (STS Benchmark samples), if measured.
     calibrated : bool
         :data:`CALIBRATION_RULE` holds at ``grid_n`` (every cell, synthetic and real, inside the
-        band up to the Monte Carlo allowance) and ``n`` is not below the suite's smallest n.
-        For decisions adjusted over several pairs (:func:`for_family`): the measured family-wise
-        error of the method's adjusted decisions is at most 5 %, up to its Monte Carlo error.
+        band up to the Monte Carlo allowance) and ``n`` is not below the suite's smallest n;
+        not for heavily tied references (:func:`measured_for_data`); for decisions adjusted
+        over several pairs (:func:`for_family`), the measured family-wise error of the method's
+        adjusted decisions is also at most 5 %, up to its Monte Carlo error.
     outside_band : tuple of OutsideCell
         Every cell at ``grid_n`` outside the band, worst first (empty when ``calibrated``).
     samples : int
@@ -282,7 +288,7 @@ def _table() -> dict[_Key, list[_Cell]]:
 @functools.lru_cache(maxsize=1)
 def _family_rows() -> dict[tuple[str, str, int], tuple[float, int]]:
     """(replicate, method, n) -> (the worst measured family-wise error of its Holm-adjusted pair
-    decisions, the fewest simulated tasks behind it): five equally good models, ten pairs; the
+    decisions, the fewest simulated tasks behind it): five and ten equally good models; the
     ``families`` of ``calibration.json``."""
     rows = _load().get("families", [])
     if not isinstance(rows, list):
@@ -437,6 +443,9 @@ class Choice:
         The method with the smallest violation there (may be ``method`` itself).
     margin : float
         The Monte Carlo margin the best had to beat the method carried from the previous n by.
+    carried, carried_violation : str, float
+        The method carried from the previous n (``method`` unless the choice switched here)
+        and its violation here.
     """
 
     n: int
@@ -445,6 +454,8 @@ class Choice:
     best: str
     best_violation: float
     margin: float
+    carried: str
+    carried_violation: float
 
 
 def _margin(a: list[_Cell], b: list[_Cell]) -> float:
@@ -494,9 +505,19 @@ def choice_table(correlation: str, family: bool = False) -> tuple[Choice, ...]:
             margin = _margin(
                 _selection_cells(current, correlation, n), _selection_cells(best, correlation, n)
             )
+            carried = current
             if not allowed(current, n) or violation(current, n) - violation(best, n) > margin:
                 current = best
-            choices[n] = Choice(n, current, violation(current, n), best, violation(best, n), margin)
+            choices[n] = Choice(
+                n,
+                current,
+                violation(current, n),
+                best,
+                violation(best, n),
+                margin,
+                carried,
+                violation(carried, n),
+            )
     return tuple(choices[n] for n in grid)
 
 
@@ -527,9 +548,10 @@ def heavy_ties(references: NDArray[np.float64]) -> bool:
 
 
 def for_family(level: MeasuredLevel | None, method: str, n: int) -> MeasuredLevel | None:
-    """``level`` for decisions adjusted over several pairs: ``calibrated`` is then whether the
-    suite measured the family-wise error of the method's adjusted decisions at most 5 % (up to
-    its Monte Carlo error; :func:`family_error`), and the note says what it measured."""
+    """``level`` for decisions adjusted over several pairs: ``calibrated`` also needs the
+    family-wise error of the method's adjusted decisions measured at most 5 % (up to its Monte
+    Carlo error; :func:`family_error`), the last clause of :data:`CALIBRATION_RULE`; the note
+    says what the suite measured."""
     if level is None:
         return None
     measured = family_error(method, n)
@@ -542,9 +564,9 @@ def for_family(level: MeasuredLevel | None, method: str, n: int) -> MeasuredLeve
     holds = _family_holds(method, n) and n >= smallest
     return dataclasses.replace(
         level,
-        calibrated=bool(holds and "heavily tied" not in level.note),
+        calibrated=bool(level.calibrated and holds),
         note=level.note + f"; family-wise error of its adjusted decisions {error:.1%} "
-        f"(five equally good models, ten pairs, grid n {grid_n})",
+        f"(the worst of five and ten equally good models, grid n {grid_n})",
     )
 
 

@@ -239,9 +239,9 @@ def calibration_line(result: LeaderboardResult, task: str) -> str | None:
         family = measured.note.partition("; family-wise error of its adjusted decisions ")[2]
         if family:
             # decisions adjusted over several pairs: the family-wise error is the claim
-            band = (
-                "family-wise error of the adjusted pair decisions at most 5%, up to the suite's "
-                "Monte Carlo error"
+            band += (
+                ", and the family-wise error of the adjusted pair decisions at most 5%, up to "
+                "its Monte Carlo error"
             )
             numbers += f"; its adjusted decisions' family-wise error {family}"
         if measured.outside_band:
