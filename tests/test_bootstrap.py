@@ -16,8 +16,8 @@ from numpy.testing import assert_allclose
 from scipy import special, stats
 
 from sts_extras.stats import resampling as resampling_module
-from sts_extras.stats.calibration import UncalibratedWarning
 from sts_extras.stats.bootstrap import BootstrapDifferenceResult, bootstrap_correlation_difference
+from sts_extras.stats.calibration import UncalibratedWarning
 
 
 def _pearson(x, y, axis=-1):

@@ -19,7 +19,6 @@ from sts_extras.stats import (
     compare_models,
 )
 from sts_extras.stats.calibration import (
-    COVERAGE_BAND,
     SIZE_BAND,
     UncalibratedWarning,
     choose_method,

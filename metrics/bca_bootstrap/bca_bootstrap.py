@@ -51,8 +51,8 @@ Args:
     confidence_level (`float`): Defaults to 0.95.
     method (`str`): "BCa" (default, the DynaMax paper's interval) or "percentile"; or "auto",
         the best-measured method of sts-extras (chosen by its calibration suite: BCa reaches
-        about 9 % type-I error for a nominal 5 % at n = 50 on normal data), or "twopov" (Wilcox 2009),
-        "adjusted-percentile" (a variant of sts-extras) or "jackknife-t".
+        about 9 % type-I error for a nominal 5 % at n = 50 on normal data), or "twopov"
+        (Wilcox 2009), "adjusted-percentile" (a variant of sts-extras) or "jackknife-t".
     seed (`int`): Seed of the resamples; `None` (default) takes the seed given to
         `evaluate.load(..., seed=...)`, and without one 0 (the library's default): same seed,
         same interval.
