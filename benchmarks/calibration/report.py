@@ -28,7 +28,7 @@ from benchmarks.calibration.suite import (
     SuiteResult,
     standard_error,
 )
-from sts_extras.stats.calibration import COVERAGE_BAND, SIZE_BAND
+from sts_extras.stats.calibration import COVERAGE_BAND, SIZE_BAND, band_direction
 from sts_extras.stats.dependent import DEPENDENT_METHODS
 from sts_extras.stats.intervals import DIFFERENCE_METHODS
 
@@ -60,11 +60,6 @@ BAND_FROM_N = 50
 
 def _format_rate(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
-
-
-def _in_band(value: float, band: tuple[float, float]) -> bool:
-    # Rates are rounded to 4 decimals in the table: compare on that grid.
-    return band[0] - 1e-9 <= value <= band[1] + 1e-9
 
 
 def worst(
@@ -140,15 +135,33 @@ def write_table(selection: SuiteResult, evaluation: SuiteResult, path: Path) -> 
 # --------------------------------------------------------------------------------------------
 # Markdown
 # --------------------------------------------------------------------------------------------
-def _cell_text(size: float | None, coverage: float | None, n: int) -> str:
-    """``size / coverage`` in percent, out-of-band values in bold (n >= 50: the band applies)."""
-    parts = []
-    for value, band in ((size, SIZE_BAND), (coverage, COVERAGE_BAND)):
-        text = _format_rate(value)
-        if value is not None and not _in_band(value, band):
-            text = f"**{text}**" if n >= BAND_FROM_N else f"*{text}*"
-        parts.append(text)
-    return " / ".join(parts)
+def _rate_text(value: float | None, outside: bool, n: int) -> str:
+    text = _format_rate(value)
+    if value is not None and outside:
+        text = f"**{text}**" if n >= BAND_FROM_N else f"*{text}*"
+    return text
+
+
+def _cell_text(
+    size: float | None, coverage: float | None, n: int, samples: int, cells_outside: int = 0
+) -> str:
+    """``size / coverage`` in percent, a value outside the band by the rule (band_direction,
+    with its Monte Carlo allowance) in bold (italics below n = 50), and how many cells at that
+    n lie outside the band, either way, when any does."""
+    parts = [
+        _rate_text(size, band_direction(size, None, samples) is not None, n),
+        _rate_text(coverage, band_direction(None, coverage, samples) is not None, n),
+    ]
+    text = " / ".join(parts)
+    return text + (f" ({cells_outside})" if cells_outside else "")
+
+
+def _cells_outside(results: Iterable[CellResult], method: str) -> int:
+    """How many of ``results`` lie outside the band by the rule for ``method``."""
+    return sum(
+        band_direction(r.size[method], r.coverage[method], r.samples_by_method[method]) is not None
+        for r in results
+    )
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -178,8 +191,9 @@ def _synthetic_table(result: SuiteResult, correlation: str) -> list[str]:
     for method in METHODS:
         row = [f"`{method}`"]
         for n in ns:
-            size, coverage, _ = worst(result.results, correlation, method, n)
-            row.append(_cell_text(size, coverage, n))
+            size, coverage, samples = worst(result.results, correlation, method, n)
+            at_n = [r for r in result.results if r.correlation == correlation and r.n == n]
+            row.append(_cell_text(size, coverage, n, samples, _cells_outside(at_n, method)))
         rows.append(row)
     return _table(header, rows)
 
@@ -244,14 +258,15 @@ def _family_table(result: SuiteResult, correlation: str, methods: Sequence[str])
             sizes = [r.size[method] for r in found if r.size[method] is not None]
             size = max(sizes) if sizes else None  # type: ignore[type-var]
             coverage = min(r.coverage[method] for r in found) if found else None
-            row.append(_cell_text(size, coverage, BAND_FROM_N))
+            samples = min((r.samples_by_method[method] for r in found), default=1)
+            outside = _cells_outside(found, method)
+            row.append(_cell_text(size, coverage, BAND_FROM_N, samples, outside))
         rows.append(row)
     return _table(["method", *families], rows)
 
 
 def _findings(result: SuiteResult, correlation: str) -> list[str]:
-    """Sentences on the cells where every method misses (computed from the run)."""
-    lines: list[str] = []
+    """Sentences on the cells where every interval method misses (computed from the run)."""
     heavy = [
         r
         for r in result.results
@@ -260,42 +275,27 @@ def _findings(result: SuiteResult, correlation: str) -> list[str]:
         and r.cell.effect
         and r.n >= BAND_FROM_N
     ]
-    if heavy:
-        best = max(min(r.coverage[m] for r in heavy) for m in DIFFERENCE_METHODS)
-        if _in_band(best, COVERAGE_BAND):
-            return lines
-        others = [
-            r
-            for r in result.results
-            if r.correlation == correlation
-            and not r.cell.real
-            and not (r.cell.family == "heavy-tailed" and r.cell.effect)
-            and r.n >= BAND_FROM_N
-        ]
-        lines.append(
-            f"On the heavy-tailed cells with an effect (errors t with 3 df) no interval method "
-            f"reaches the band for {correlation.capitalize()}: the best worst coverage over "
-            f"n >= {BAND_FROM_N} is {100 * best:.1f} %."
-            + (
-                " Pearson's r has no finite fourth moments there, so its sampling distribution"
-                " stays skewed and no interval built on its bootstrap or jackknife spread is"
-                " consistent; the null cells of the family are symmetric and unaffected."
-                if correlation == "pearson"
-                else ""
-            )
-            + " They count against `calibrated` like every other cell."
+    if not heavy or any(_cells_outside(heavy, m) == 0 for m in DIFFERENCE_METHODS):
+        return []
+    ranges = ", ".join(
+        f"`{m}` {_format_rate(min(r.coverage[m] for r in heavy))}-"
+        f"{_format_rate(max(r.coverage[m] for r in heavy))} %"
+        for m in DIFFERENCE_METHODS
+    )
+    lines = [
+        "On the heavy-tailed cells with an effect (errors t with 3 df, n >= "
+        f"{BAND_FROM_N}) no interval method lies within the band for "
+        f"{correlation.capitalize()}; their coverage there: {ranges}."
+        + (
+            " Pearson's r has no finite fourth moments under t(3) errors, so its sampling"
+            " distribution stays skewed and no interval built on its bootstrap, jackknife or"
+            " HC4 spread is consistent."
+            if correlation == "pearson"
+            else ""
         )
-        if others:
-            parts = []
-            for method in DIFFERENCE_METHODS:
-                sizes = [r.size[method] for r in others if r.size[method] is not None]
-                coverage = min(r.coverage[method] for r in others)
-                size = max(sizes) if sizes else None  # type: ignore[type-var]
-                parts.append(f"`{method}` {_format_rate(size)} / {_format_rate(coverage)}")
-            lines.append(
-                "Without those cells, the worst size / coverage over n >= "
-                f"{BAND_FROM_N} is: " + ", ".join(parts) + "."
-            )
+        + " These cells count against `calibrated` like every other cell; a result whose"
+        " farthest cell is one of them says that no method reaches the band there."
+    ]
     return lines
 
 
@@ -320,18 +320,15 @@ def _real_table(result: SuiteResult, correlation: str) -> list[str]:
             for name in null_cells:
                 found = by_key.get((name, n))
                 size = None if found is None else found.size[method]
-                text = _format_rate(size)
-                if size is not None and not _in_band(size, SIZE_BAND):
-                    text = f"**{text}**"
-                parts.append(text)
+                samples = 1 if found is None else found.samples_by_method[method]
+                parts.append(_rate_text(size, band_direction(size, None, samples) is not None, 50))
             coverages = []
             for name in effect_cells:
                 found = by_key.get((name, n))
                 coverage = None if found is None else found.coverage[method]
-                text = _format_rate(coverage)
-                if coverage is not None and not _in_band(coverage, COVERAGE_BAND):
-                    text = f"**{text}**"
-                coverages.append(text)
+                samples = 1 if found is None else found.samples_by_method[method]
+                outside = band_direction(None, coverage, samples) is not None
+                coverages.append(_rate_text(coverage, outside, 50))
             row.append(" / ".join([*parts, " · ".join(coverages)]))
         rows.append(row)
     legend = (
@@ -544,27 +541,35 @@ def page_text(
         "",
         f"> {CALIBRATION_RULE}",
         "",
-        "Below, each entry is **worst size / worst coverage** in percent over the synthetic",
-        "cells at that n; **bold**: outside the band at n >= 50; *italics*: outside it at",
-        "n < 50. A result names every cell outside the band (`outside_band`) and the worst",
-        "in its `UncalibratedWarning`.",
+        "Below, each entry is the **largest size / smallest coverage** in percent over the",
+        "synthetic cells at that n (the liberal ends), **bold** where that rate lies outside",
+        "the band by the rule (with its Monte Carlo allowance) at n >= 50, *italics* below;",
+        "in brackets, how many cells at that n lie outside the band either way (a result's",
+        "`outside_band`: a conservative cell, too few rejections or too much coverage, counts",
+        "too). *Liberal* means rejecting too often or covering too little; *conservative* the",
+        "reverse. A result names every cell outside the band and its `UncalibratedWarning`",
+        "the farthest.",
         "",
         *([] if selection is None else [*_replicate_agreement(selection, result), ""]),
     ]
     if figure:
         lines += [f"![Size and coverage against n]({figure})", ""]
     for correlation in config.correlations:
-        title = f"## {correlation.capitalize()}: synthetic cells (worst size / worst coverage)"
+        title = (
+            f"## {correlation.capitalize()}: synthetic cells (largest size / smallest coverage, "
+            "cells outside the band)"
+        )
         lines += [title, ""]
         lines += _synthetic_table(result, correlation)
         lines += [
             "",
-            "Where the worst values occur (cell of the worst size / of the worst coverage;",
+            "Where the largest size and the smallest coverage occur (their cells;",
             "the setting's rho, or rho1 for an effect cell):",
             "",
             *_worst_cells_table(result, correlation),
             "",
-            f"By family, worst over n >= {BAND_FROM_N} (`real`: the STS Benchmark cells):",
+            f"By family, largest size / smallest coverage over n >= {BAND_FROM_N} (cells outside "
+            "the band; `real`: the STS Benchmark cells):",
             "",
             *_family_table(result, correlation, FAMILY_METHODS),
             "",
@@ -757,7 +762,12 @@ def use_table(path: Path) -> Iterator[None]:
     """
     from sts_extras.stats import calibration
 
-    caches = (calibration._table, calibration._family_rows, calibration.choice_table)
+    caches = (
+        calibration._table,
+        calibration._family_rows,
+        calibration.choice_table,
+        calibration._unreachable,
+    )
     original = calibration.resources
     for cache in caches:
         cache.cache_clear()

@@ -239,8 +239,9 @@ def _add_method_options(
         "--method",
         metavar="METHOD",
         help="procedure of the pair decisions of every task: auto (the method the calibration "
-        "suite measured best at the task's n; the report names it with its measured type-I "
-        f"error and coverage), an interval of r1 - r2 ({', '.join(choices.INTERVAL_METHODS)}) or a "
+        "suite chose for the task's n, docs/calibration.md; the report names it with its "
+        "measured type-I error and coverage), an interval of r1 - r2 "
+        f"({', '.join(choices.INTERVAL_METHODS)}) or a "
         f"test of two dependent correlations with Zou's interval "
         f"({_one_of(choices.DEPENDENT_METHODS)})" + (" (default: auto)" if default_shown else ""),
     )

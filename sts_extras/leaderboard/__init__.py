@@ -3,7 +3,7 @@
 For each model × task: Pearson r, Spearman ρ, the scaled Pearson over equal-width bins of the
 gold scale with the r of each bin (Atoum 2019), and the top-rank-weighted ρ_w and τ_w (Lombardo
 et al. 2020); for every pair of models of a task (and so for each model against a baseline): Δr
-with ONE decision, the calibrated method's (``method="auto"``) p-value Holm-adjusted over the
+with ONE decision, the suite-chosen method's (``method="auto"``) p-value Holm-adjusted over the
 task's pairs and the interval at the matching per-pair level, which excludes 0 exactly when the
 pair is significant (†); each task says which method it used and what the calibration suite
 measured for it at the task's n.

@@ -562,8 +562,8 @@ def score_leaderboard(
         pair, whichever other models were run), ``round_scores`` (round the system scores to 3
         decimals before any statistic, STSS-131 guidance 4), ``method`` (the procedure of the
         pair decisions, one of :data:`~sts_extras.stats.model_comparison.COMPARISON_METHODS`;
-        ``"auto"``: the calibrated choice at each unit's n) and ``adjust`` (over all pairs of a
-        unit, one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`, ``"holm"``).
+        ``"auto"``: the calibration suite's choice at each unit's n) and ``adjust`` (over all
+        pairs of a unit, one of :data:`~sts_extras.stats.multiple.ADJUST_METHODS`, ``"holm"``).
         ``score_range`` is not used here (it shapes the tasks read from files).
     n0 : float, default 2
         Weight offset of ρ_w and τ_w.

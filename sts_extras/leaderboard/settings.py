@@ -270,7 +270,7 @@ class LeaderboardSettings(Record):
     method : str, default "auto"
         The procedure of the pair decisions of every task (CLI ``--method``), one of
         :data:`~sts_extras.stats.model_comparison.COMPARISON_METHODS`: ``"auto"`` (the method
-        the calibration suite measured best at the task's n; each task's result names the one
+        the calibration suite chose for the task's n; each task's result names the one
         chosen and its measured size and coverage), an interval method of r1 - r2
         (``"twopov"``, ``"adjusted-percentile"``, ``"jackknife-t"``, ``"percentile"``,
         ``"BCa"``) or a closed-form test of two dependent correlations (``"meng1992"``, ...;

@@ -17,6 +17,8 @@
   dependent-correlation tests.
 - :mod:`~sts_extras.stats.results`: :class:`ConfidenceInterval`, the ``(low, high)`` named tuple
   every result's ``confidence_interval`` holds.
+- :mod:`~sts_extras.stats.calibration`: what the calibration suite measured for each method
+  (:class:`MeasuredLevel`, one rule for ``calibrated``) and :class:`UncalibratedWarning`.
 
 Names and arguments follow one vocabulary (``docs/api-conventions.md``): predictions before
 references, ``method=`` for the procedure that produces the result (the test or the interval
@@ -27,6 +29,8 @@ procedure.
 
 from sts_extras.stats.bootstrap import *  # noqa: F403
 from sts_extras.stats.bootstrap import __all__ as _bootstrap_all
+from sts_extras.stats.calibration import MeasuredLevel as MeasuredLevel
+from sts_extras.stats.calibration import UncalibratedWarning as UncalibratedWarning
 from sts_extras.stats.correlation import *  # noqa: F403
 from sts_extras.stats.correlation import __all__ as _correlation_all
 from sts_extras.stats.cross_task import *  # noqa: F403
@@ -57,6 +61,8 @@ __all__ = list(
             *_cross_task_all,
             *_power_all,
             *_results_all,
+            "MeasuredLevel",
+            "UncalibratedWarning",
         ]
     )
 )

@@ -78,7 +78,7 @@ __all__ = [
 
 #: The correlations a bootstrap compares (the values of ``correlation=``).
 BOOTSTRAP_CORRELATIONS = ("pearson", "spearman")
-#: ``method=`` of the interval: ``"auto"`` (the calibrated choice) or one of
+#: ``method=`` of the interval: ``"auto"`` (the calibration suite's choice) or one of
 #: :data:`~sts_extras.stats.intervals.DIFFERENCE_METHODS`.
 BOOTSTRAP_METHODS = ("auto", *DIFFERENCE_METHODS)
 #: Below this many resamples the BCa end points are unstable (Efron & Tibshirani 1993, ch. 14).
@@ -471,7 +471,8 @@ def paired_difference(
     Shared by :func:`bootstrap_correlation_difference` and
     :func:`~sts_extras.stats.dependent.compare_dependent_correlations`; the interval arithmetic is
     :mod:`sts_extras.stats.intervals`. The resamples are drawn for every method (``jackknife-t``
-    does not use them, but the bias correction and the bootstrap distribution are reported).
+    and ``twopov`` do not use them, but the bias correction and the bootstrap distribution are
+    reported).
     """
     n = references.size
     engine = (PearsonDelta if correlation == "pearson" else SpearmanDelta)(

@@ -37,6 +37,7 @@ __all__ = [
     "MeasuredLevel",
     "OutsideCell",
     "UncalibratedWarning",
+    "band_direction",
     "choice_table",
     "choose_method",
     "family_error",
@@ -113,7 +114,10 @@ class OutsideCell:
     size, coverage : float or None
         The measured type-I error (null cells only) and coverage.
     direction : str
-        ``"liberal"`` (rejects too often or covers too little) or ``"conservative"``.
+        ``"liberal"`` (rejects too often or covers too little) or ``"conservative"`` (rejects
+        too rarely or covers too much): :func:`band_direction`.
+    unreachable : bool
+        No interval method of the suite lies inside the band on this cell at this n.
     """
 
     cell: str
@@ -121,6 +125,7 @@ class OutsideCell:
     size: float | None
     coverage: float
     direction: str
+    unreachable: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
@@ -129,7 +134,8 @@ class OutsideCell:
     def text(self) -> str:
         """One line for people: the cell and its rates."""
         size = "" if self.size is None else f"type-I error {self.size:.1%}, "
-        return f"{self.cell} ({size}coverage {self.coverage:.1%}, {self.direction})"
+        reach = "; no method of the suite reaches the band there" if self.unreachable else ""
+        return f"{self.cell} ({size}coverage {self.coverage:.1%}, {self.direction}{reach})"
 
 
 @dataclass(frozen=True)
@@ -146,11 +152,12 @@ class MeasuredLevel:
     grid_n : int
         The nearest n of the suite's grid (on a log scale) whose numbers are reported.
     size : float
-        The worst (largest) type-I error at alpha = 0.05 over the synthetic null cells.
+        The largest type-I error at alpha = 0.05 over the synthetic null cells (the liberal
+        end; a conservative cell shows in ``outside_band``).
     coverage : float
-        The worst (smallest) coverage of the 95 % interval over the synthetic cells.
+        The smallest coverage of the 95 % interval over the synthetic cells (the liberal end).
     real_coverage : float or None
-        The worst coverage over the real-data cells (STS Benchmark samples), if measured.
+        The smallest coverage over the real-data cells (STS Benchmark samples), if measured.
     calibrated : bool
         :data:`CALIBRATION_RULE` holds at ``grid_n`` (every cell, synthetic and real, inside the
         band up to the Monte Carlo allowance) and ``n`` is not below the suite's smallest n;
@@ -208,6 +215,26 @@ def _allowance(edge: float, samples: int) -> float:
     return MONTE_CARLO_ALLOWANCE * math.sqrt(edge * (1.0 - edge) / samples)
 
 
+def band_direction(size: float | None, coverage: float | None, samples: int) -> str | None:
+    """Where a cell's rates lie by :data:`CALIBRATION_RULE`: ``None`` inside the band (up to
+    the Monte Carlo allowance), ``"liberal"`` when the test rejects too often or the interval
+    covers too little, else ``"conservative"`` (rejects too rarely or covers too much).
+
+    The one implementation of the rule's band: the results' ``calibrated`` and
+    ``outside_band`` and the bold entries of ``docs/calibration.md`` all use it.
+    """
+    liberal = conservative = False
+    if coverage is not None:
+        liberal = coverage < COVERAGE_BAND[0] - _allowance(COVERAGE_BAND[0], samples)
+        conservative = coverage > COVERAGE_BAND[1] + _allowance(COVERAGE_BAND[1], samples)
+    if size is not None:
+        liberal |= size > SIZE_BAND[1] + _allowance(SIZE_BAND[1], samples)
+        conservative |= size < SIZE_BAND[0] - _allowance(SIZE_BAND[0], samples)
+    if liberal:
+        return "liberal"
+    return "conservative" if conservative else None
+
+
 @dataclass(frozen=True)
 class _Cell:
     """One measured cell of the suite: a method's size (null cells) and coverage."""
@@ -220,14 +247,9 @@ class _Cell:
 
     def outside(self) -> OutsideCell | None:
         """The cell as outside the band by :data:`CALIBRATION_RULE`, or None inside it."""
-        liberal = self.coverage < COVERAGE_BAND[0] - _allowance(COVERAGE_BAND[0], self.samples)
-        conservative = self.coverage > COVERAGE_BAND[1] + _allowance(COVERAGE_BAND[1], self.samples)
-        if self.size is not None:
-            liberal |= self.size > SIZE_BAND[1] + _allowance(SIZE_BAND[1], self.samples)
-            conservative |= self.size < SIZE_BAND[0] - _allowance(SIZE_BAND[0], self.samples)
-        if not (liberal or conservative):
+        direction = band_direction(self.size, self.coverage, self.samples)
+        if direction is None:
             return None
-        direction = "liberal" if liberal else "conservative"
         return OutsideCell(self.cell, self.real, self.size, self.coverage, direction)
 
     def violation(self) -> float:
@@ -380,8 +402,13 @@ def measured_level(method: str, correlation: str, n: int) -> MeasuredLevel | Non
     size = max(sizes) if sizes else math.nan
     coverage = min((c.coverage for c in synthetic), default=math.nan)
     real_coverage = min((c.coverage for c in real), default=None)
+    unreachable = _unreachable(correlation, grid_n)
     outside = sorted(
-        (found for found in (c.outside() for c in cells) if found is not None),
+        (
+            dataclasses.replace(found, unreachable=found.cell in unreachable)
+            for found in (c.outside() for c in cells)
+            if found is not None
+        ),
         key=lambda found: -next(c.violation() for c in cells if c.cell == found.cell),
     )
     below = n < grid[0]
@@ -389,12 +416,13 @@ def measured_level(method: str, correlation: str, n: int) -> MeasuredLevel | Non
     real_text = "" if real_coverage is None else f" (real data {real_coverage:.1%})"
     samples = min(c.samples for c in cells)
     note = (
-        f"{method} at n = {n} (grid {grid_n}): worst type-I error {size:.1%}, worst coverage "
-        f"{coverage:.1%}{real_text}, at least {samples} data sets per cell"
+        f"{method} at n = {n} (grid {grid_n}): largest type-I error {size:.1%}, smallest "
+        f"coverage {coverage:.1%}{real_text}, at least {samples} data sets per cell"
     )
     if outside:
         note += (
-            f"; outside the band on {len(outside)} of {len(cells)} cells, worst {outside[0].text()}"
+            f"; outside the band on {len(outside)} of {len(cells)} cells, farthest "
+            f"{outside[0].text()}"
         )
     if below:
         note += f"; n = {n} is below the smallest n the suite measured ({grid[0]})"
@@ -411,6 +439,19 @@ def measured_level(method: str, correlation: str, n: int) -> MeasuredLevel | Non
         note=note,
         outside_band=tuple(outside),
     )
+
+
+@functools.cache
+def _unreachable(correlation: str, grid_n: int) -> frozenset[str]:
+    """The cells at ``grid_n`` where every interval method of the evaluation replicate lies
+    outside the band (shown as such: no choice of method helps there)."""
+    from sts_extras.stats.intervals import DIFFERENCE_METHODS
+
+    outside: dict[str, bool] = {}
+    for method in DIFFERENCE_METHODS:
+        for cell in _table().get(("evaluation", correlation, method, grid_n), []):
+            outside[cell.cell] = outside.get(cell.cell, True) and cell.outside() is not None
+    return frozenset(name for name, every in outside.items() if every)
 
 
 def _selection_cells(method: str, correlation: str, grid_n: int) -> list[_Cell]:
@@ -600,9 +641,11 @@ def warn_if_uncalibrated(
     if level is None:
         message = f"{method} at n = {n} is not covered by the calibration suite"
     else:
-        message = f"{method} is not calibrated here: {level.note}"
+        message = f"not calibrated: {level.note}"
     # stacklevel as if the caller had called warnings.warn itself
     warnings.warn(
-        message + " (docs/calibration.md).", UncalibratedWarning, stacklevel=stacklevel + 1
+        message + " (the Calibration page of the documentation, docs/calibration.md).",
+        UncalibratedWarning,
+        stacklevel=stacklevel + 1,
     )
     return False

@@ -90,8 +90,8 @@ __all__ = [
 
 # Pairs per block of the vectorised interval step: bounds the (pairs x resamples) work arrays.
 _PAIR_BLOCK_ELEMENTS = 1 << 21
-#: ``method=`` of :func:`compare_models`: ``"auto"`` (the calibrated choice), an interval method
-#: of r1 - r2, or a closed-form dependent-correlation test (its interval is Zou's).
+#: ``method=`` of :func:`compare_models`: ``"auto"`` (the calibration suite's choice), an interval
+#: method of r1 - r2, or a closed-form dependent-correlation test (its interval is Zou's).
 COMPARISON_METHODS = ("auto", *DIFFERENCE_METHODS, *DEPENDENT_METHODS)
 
 
@@ -682,7 +682,8 @@ def compare_models(
         Correlation with the references (bootstrap, ranks and the dependent test).
     method : str, default "auto"
         The procedure of the pair decisions, one of :data:`COMPARISON_METHODS`: ``"auto"``
-        (the method the calibration suite measured best at this n -- for several pairs with an
+        (the calibration suite's choice at this n, by its stated margin rule,
+        :data:`~sts_extras.stats.calibration.CHOICE_RULE` -- for several pairs with an
         adjustment, among those whose measured family-wise error is at most 5 %;
         ``result.method`` names it), an interval method of :mod:`sts_extras.stats.intervals`
         (``"twopov"``, ``"adjusted-percentile"``, ``"jackknife-t"``, ``"percentile"``,
@@ -775,7 +776,7 @@ def compare_models(
     ([1, 2, 3], [1, 1, 1], [3, 3, 3])
     >>> round(float(res.win_probability[0, 1]), 3)
     0.621
-    >>> res.method  # "auto": the calibrated choice for Holm-adjusted pairs at n = 200
+    >>> res.method  # "auto": the suite's choice for Holm-adjusted pairs at n = 200
     'jackknife-t'
     >>> pair = res.pair("m0", "m1")
     >>> low, high = pair.confidence_interval

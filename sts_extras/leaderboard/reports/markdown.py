@@ -174,7 +174,7 @@ def to_markdown(
         f"**p ({adjust})**: the pair's p-value, {adjusted_over_pairs(settings)}.",
         f"- **Pair decisions**: method `{method}`"
         + (
-            " picks, per task, the interval the calibration suite measured best at the task's n"
+            " picks, per task, the interval the calibration suite chose for the task's n"
             if method == "auto"
             else f" ({method_name(method)})"
         )

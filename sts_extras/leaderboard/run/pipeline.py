@@ -112,7 +112,7 @@ def run_leaderboard(
     settings : LeaderboardSettings, optional
         Every other setting: the output directory, the statistics, the figures, the cache, what
         may be trusted and where the cells run (default ``LeaderboardSettings()``: reports in
-        ``leaderboard/``, seed 0, 10000 resamples, the calibrated method (``"auto"``), Holm
+        ``leaderboard/``, seed 0, 10000 resamples, the calibration suite's method (``"auto"``), Holm
         adjustment).
 
     Returns
