@@ -105,6 +105,9 @@ def test_a_cell_no_method_reaches_and_a_real_cell_count_against_calibrated(tmp_p
             level = measured_level(method, "pearson", 50)
             assert level is not None and not level.calibrated
             assert level.coverage == 0.87 and level.outside_band[0].cell == "t3/effect"
+            # every method misses that cell: the result says no choice of method helps there
+            assert level.outside_band[0].unreachable
+            assert "no method of the suite reaches the band there" in level.note
             assert level.as_dict()["outside_band"][0]["coverage"] == 0.87
         real = measured_level("percentile", "pearson", 50)
     assert real is not None and not real.calibrated and real.real_coverage == 0.90
@@ -156,7 +159,7 @@ def test_the_warning_names_the_worst_cell_outside_the_band(tmp_path):
     rows += _both("twopov", 64, "worst/effect", None, 0.88)
     with report.use_table(_write(tmp_path, rows)):
         level = measured_level("twopov", "pearson", 64)
-        with pytest.warns(UncalibratedWarning, match=r"worst worst/effect \(coverage 88\.0%"):
+        with pytest.warns(UncalibratedWarning, match=r"farthest worst/effect \(coverage 88\.0%"):
             assert warn_if_uncalibrated(level, "twopov", 64) is False
     assert level is not None
     assert [cell.cell for cell in level.outside_band] == ["worst/effect", "mild/null"]
@@ -191,3 +194,6 @@ def test_the_packaged_table_holds_two_replicates_of_every_row():
     assert keys["selection"] == keys["evaluation"] and len(keys["selection"]) > 1000
     assert {r["method"] for r in document["rows"]} >= {"twopov", "adjusted-percentile"}
     assert "wilcox2009" not in json.dumps(document)
+    # every method name says where it comes from: its paper, or "ours" and what differs
+    assert set(document["methods"]) == {r["method"] for r in document["rows"]}
+    assert document["methods"]["adjusted-percentile"].startswith("ours:")

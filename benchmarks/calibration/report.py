@@ -30,7 +30,7 @@ from benchmarks.calibration.suite import (
 )
 from sts_extras.stats.calibration import COVERAGE_BAND, SIZE_BAND, band_direction
 from sts_extras.stats.dependent import DEPENDENT_METHODS
-from sts_extras.stats.intervals import DIFFERENCE_METHODS
+from sts_extras.stats.intervals import DIFFERENCE_METHODS, METHOD_SOURCES
 
 __all__ = [
     "COMMAND",
@@ -101,6 +101,14 @@ def table_document(selection: SuiteResult, evaluation: SuiteResult) -> dict[str,
         "confidence_level": CONFIDENCE_LEVEL,
         "resamples": evaluation.config.resamples,
         "seed": {"selection": selection.config.seed, "evaluation": evaluation.config.seed},
+        "methods": {
+            **METHOD_SOURCES,
+            **{
+                method: "the paper's statistic, as R's cocor computes it, with Zou's (2007) "
+                "interval; for Spearman on the Spearman correlation matrix (ours)"
+                for method in DEPENDENT_METHODS
+            },
+        },
         "rows": rows,
     }
 

@@ -61,6 +61,7 @@ from sts_extras.stats._common import overlap_correlation
 __all__ = [
     "BOOTSTRAP_DIFFERENCE_METHODS",
     "DIFFERENCE_METHODS",
+    "METHOD_SOURCES",
     "STUDENTISED_METHODS",
     "difference_intervals",
     "difference_pvalues",
@@ -75,6 +76,19 @@ __all__ = [
 BOOTSTRAP_DIFFERENCE_METHODS = ("adjusted-percentile", "percentile", "BCa")
 #: Every interval method of r1 - r2 (``"auto"`` picks one of them from the calibration table).
 DIFFERENCE_METHODS = ("twopov", "adjusted-percentile", "jackknife-t", "percentile", "BCa")
+#: Where each interval method comes from, one line each (the calibration table carries them):
+#: the cited paper's method, or "ours" and what differs.
+METHOD_SOURCES = {
+    "twopov": "Wilcox (2009), his R function TWOpov (CN=FALSE, BOOT=FALSE): Zou's (2007) MOVER "
+    "interval from pcorhc4's HC4 limits; for Spearman the same on the ranks (ours)",
+    "adjusted-percentile": "ours: Wilcox & Muska's pcorb order statistics (a method for one "
+    "correlation) applied to the bootstrap r1 - r2 of two dependent correlations; only this "
+    "calibration suite supports it",
+    "jackknife-t": "Efron & Tibshirani (1993), eq. 11.5: Student's t with the jackknife standard "
+    "error",
+    "percentile": "Efron (1987): the percentile bootstrap interval",
+    "BCa": "Efron (1987): the bias-corrected and accelerated bootstrap interval",
+}
 #: Methods whose interval is r1 - r2 plus or minus Student's t times a standard error, with the
 #: degrees of freedom n minus this number: the statistic they report is that t.
 STUDENTISED_METHODS = {"twopov": 2, "jackknife-t": 1}
