@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import platform
 import sys
@@ -178,13 +177,12 @@ def _add_families(table: Path, replicates: dict[str, list[FamilyRow]]) -> None:
     """Put the family-wise rows of both replicates under ``"families"`` of the written table
     (read by ``sts_extras.stats.calibration.family_error`` for ``method="auto"`` on several
     pairs: the choice reads ``"selection"``, the printed claim ``"evaluation"``)."""
-    document = json.loads(table.read_text(encoding="utf-8"))
-    document["families"] = [
+    tagged = [
         {**dataclasses.asdict(row), "replicate": name}
         for name, rows in replicates.items()
         for row in rows
     ]
-    table.write_text(json.dumps(document, indent=None) + "\n", encoding="utf-8")
+    report.write_key(table, "families", tagged)
 
 
 def _append_family_section(page: Path, rows: list[FamilyRow], samples: int, seconds: float) -> None:

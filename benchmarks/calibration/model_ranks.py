@@ -44,24 +44,21 @@ other row as it is.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
-import gc
-import json
 import math
-import re
 import sys
 import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from benchmarks.calibration import report
 from benchmarks.calibration.cells import cell_key
+from benchmarks.calibration.suite import one_thread
 from sts_extras.stats import compare_models
 from sts_extras.stats.calibration import UncalibratedWarning
 
@@ -217,15 +214,6 @@ def _cell_name(data: str, configuration: str) -> str:
     return f"model-ranks/{data}/{configuration}"
 
 
-def _one_thread() -> contextlib.AbstractContextManager[Any]:
-    """One BLAS thread: the same numbers on any machine, and the shared cores left alone."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        return contextlib.nullcontext()
-    return threadpool_limits(1)
-
-
 def _cell(setting: _Setting, n: int, samples: int, resamples: int, seed: int) -> ModelRankRow:
     truth = setting.truth
     key = (cell_key(_cell_name(setting.data, setting.configuration)), setting.m, n)
@@ -289,28 +277,21 @@ def run_model_ranks(
 ) -> list[ModelRankRow]:
     """Every cell of the grid; the same seed gives the same numbers, cell by cell."""
     rows = []
-    # statsmodels' Holm calls gc.collect() on every adjustment: with the heap frozen it is cheap
-    # (the objects loaded so far are never collected anyway).
-    gc.collect()
-    gc.freeze()
-    try:
-        with _one_thread():
-            for source in data:
-                for configuration in configurations:
-                    for m in models:
-                        setting = _setting(source, configuration, m)
-                        for n in ns:
-                            start = time.perf_counter()
-                            rows.append(_cell(setting, n, samples, resamples, seed))
-                            if progress:
-                                print(
-                                    f"{source:<16} {configuration:<11} m={m:<3} n={n:<4} "
-                                    f"{time.perf_counter() - start:5.1f} s",
-                                    file=sys.stderr,
-                                    flush=True,
-                                )
-    finally:
-        gc.unfreeze()
+    with one_thread():
+        for source in data:
+            for configuration in configurations:
+                for m in models:
+                    setting = _setting(source, configuration, m)
+                    for n in ns:
+                        start = time.perf_counter()
+                        rows.append(_cell(setting, n, samples, resamples, seed))
+                        if progress:
+                            print(
+                                f"{source:<16} {configuration:<11} m={m:<3} n={n:<4} "
+                                f"{time.perf_counter() - start:5.1f} s",
+                                file=sys.stderr,
+                                flush=True,
+                            )
     return rows
 
 
@@ -389,12 +370,7 @@ def markdown(
 
 def write_rows(rows: Sequence[ModelRankRow], table: Path) -> None:
     """Put the rows under ``"model_ranks"`` of the calibration table; the rest is left as it is."""
-    document = json.loads(table.read_text(encoding="utf-8"))
-    document["model_ranks"] = [dataclasses.asdict(row) for row in rows]
-    # The layout of report.write_table: compact, one row per line (readable diffs).
-    text = json.dumps(document, indent=None, separators=(",", ":"))
-    text = text.replace('"rows":[{', '"rows":[\n{').replace("},{", "},\n{")
-    table.write_text(text + "\n", encoding="utf-8")
+    report.write_key(table, "model_ranks", [dataclasses.asdict(row) for row in rows])
 
 
 def write_section(
@@ -404,15 +380,7 @@ def write_section(
     cpu_seconds: float | None = None,
 ) -> None:
     """Replace (or append) this section of the calibration page."""
-    text = page.read_text(encoding="utf-8")
-    section = markdown(rows, seconds, cpu_seconds)
-    pattern = re.compile(re.escape(_SECTION) + r".*?(?=\n## |\Z)", re.DOTALL)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section.rstrip("\n"), text)
-        text = text.rstrip("\n") + "\n"
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    page.write_text(text, encoding="utf-8")
+    report.write_section(page, _SECTION, markdown(rows, seconds, cpu_seconds))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -46,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.calibration import report
 from sts_extras.stats.cross_task import adjacent_separability, rank_confidence_sets
 
 __all__ = ["RankRow", "markdown", "run_ranks", "write_rows", "write_section"]
@@ -265,9 +264,7 @@ def markdown(
 
 def write_rows(rows: Sequence[RankRow], table: Path) -> None:
     """Put the rows under ``"cross_task"`` of the calibration table; the rest is left as it is."""
-    document = json.loads(table.read_text(encoding="utf-8"))
-    document["cross_task"] = [dataclasses.asdict(row) for row in rows]
-    table.write_text(json.dumps(document, indent=None) + "\n", encoding="utf-8")
+    report.write_key(table, "cross_task", [dataclasses.asdict(row) for row in rows])
 
 
 def write_section(
@@ -276,16 +273,8 @@ def write_section(
     seconds: float | None = None,
     cpu_seconds: float | None = None,
 ) -> None:
-    """Replace (or append) this family's section of the calibration page."""
-    text = page.read_text(encoding="utf-8")
-    section = markdown(rows, seconds, cpu_seconds)
-    pattern = re.compile(re.escape(_SECTION) + r".*?(?=\n## |\Z)", re.DOTALL)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section.rstrip("\n"), text)
-        text = text.rstrip("\n") + "\n"
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    page.write_text(text, encoding="utf-8")
+    """Replace (or append) this section of the calibration page."""
+    report.write_section(page, _SECTION, markdown(rows, seconds, cpu_seconds))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

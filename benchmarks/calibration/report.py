@@ -15,6 +15,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -42,7 +43,9 @@ __all__ = [
     "use_table",
     "worst",
     "write_figure",
+    "write_key",
     "write_page",
+    "write_section",
     "write_table",
 ]
 
@@ -128,8 +131,14 @@ def write_table(selection: SuiteResult, evaluation: SuiteResult, path: Path) -> 
     if isinstance(previous, dict):
         for key, value in previous.items():
             document.setdefault(key, value)
+    _write_document(document, path)
+    return path
+
+
+def _write_document(document: dict[str, Any], path: Path) -> None:
+    """The one layout of ``calibration.json`` (compact, one row per line: readable diffs),
+    written atomically (a temporary file renamed into place)."""
     text = json.dumps(document, indent=None, separators=(",", ":"))
-    # One row per line: readable diffs.
     text = text.replace('"rows":[{', '"rows":[\n{').replace("},{", "},\n{")
     partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
@@ -137,7 +146,25 @@ def write_table(selection: SuiteResult, evaluation: SuiteResult, path: Path) -> 
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
-    return path
+
+
+def write_key(table: Path, key: str, value: Any) -> None:
+    """Put ``value`` under ``key`` of the written table (the family-wise, cross-task and rank
+    cells); the rest is left as it is."""
+    document = json.loads(table.read_text(encoding="utf-8"))
+    document[key] = value
+    _write_document(document, table)
+
+
+def write_section(page: Path, heading: str, section: str) -> None:
+    """Replace the page's section that starts with ``heading`` by ``section``, or append it."""
+    text = page.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(heading) + r".*?(?=\n## |\Z)", re.DOTALL)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section.rstrip("\n"), text).rstrip("\n") + "\n"
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    page.write_text(text, encoding="utf-8")
 
 
 # --------------------------------------------------------------------------------------------

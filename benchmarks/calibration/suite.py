@@ -71,6 +71,7 @@ __all__ = [
     "SuiteConfig",
     "SuiteResult",
     "full_config",
+    "one_thread",
     "quick_config",
     "run_suite",
     "standard_error",
@@ -360,7 +361,7 @@ def _run_task(task: _Task) -> CellResult:
     With one BLAS thread, in every process: the matrix products then sum in the same order
     whatever the number of workers, so the numbers are the same to the last bit.
     """
-    with _one_thread():
+    with one_thread():
         return _measure(task)
 
 
@@ -430,7 +431,7 @@ def _measure(task: _Task) -> CellResult:
 # --------------------------------------------------------------------------------------------
 # The grid
 # --------------------------------------------------------------------------------------------
-def _one_thread() -> contextlib.AbstractContextManager[Any]:
+def one_thread() -> contextlib.AbstractContextManager[Any]:
     """One BLAS thread while it is entered (the workers share the cores)."""
     try:
         from threadpoolctl import threadpool_limits
