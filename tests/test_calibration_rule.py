@@ -197,3 +197,28 @@ def test_the_packaged_table_holds_two_replicates_of_every_row():
     # every method name says where it comes from: its paper, or "ours" and what differs
     assert set(document["methods"]) == {r["method"] for r in document["rows"]}
     assert document["methods"]["adjusted-percentile"].startswith("ours:")
+
+
+def test_requests_the_suite_did_not_measure_are_not_calibrated():
+    import numpy as np
+
+    from sts_extras.errors import UserInputError
+    from sts_extras.stats import compare_dependent_correlations, compare_models
+
+    rng = np.random.default_rng(8)
+    gold = rng.uniform(0, 5, 120)
+    a, b, c = (gold + rng.normal(0, s, 120) for s in (0.8, 1.0, 1.3))
+    with pytest.warns(UncalibratedWarning, match="95 % intervals"):
+        other_level = compare_dependent_correlations(a, b, gold, confidence_level=0.9)
+    assert other_level.calibration is not None and not other_level.calibration.calibrated
+    # the family-wise rows measure Holm's decisions, not an FDR adjustment's
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UncalibratedWarning)
+        fdr = compare_models({"a": a, "b": b, "c": c}, gold, adjust="fdr_bh", n_resamples=1000)
+    assert fdr.calibration is not None and not fdr.calibration.calibrated
+    assert "not 'fdr_bh'" in fdr.calibration.note
+    for bad in ("Pearson", "kendall"):
+        with pytest.raises(UserInputError, match="`correlation` must be one of"):
+            choose_method(bad, 50)
+    with pytest.raises(UserInputError, match="`n` must be a positive integer"):
+        measured_level("twopov", "pearson", 0)

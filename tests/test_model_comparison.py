@@ -350,3 +350,22 @@ def test_tied_and_separated_groups_share_their_ranks():
     assert result.pair("good-a", "good-b").error is not None
     assert result.rank_low.tolist() == [1, 3, 1, 3]
     assert result.rank_high.tolist() == [2, 4, 2, 4]
+
+
+def test_a_copy_of_a_model_is_no_decision_and_leaves_the_shared_rank_possible():
+    # an affine copy (r12 = 1): no test, no interval, no decision; an outside check found it
+    # significant with a NaN p-value and rank sets that left out the true rank
+    rng = np.random.default_rng(33)
+    gold = rng.normal(size=60)
+    a = gold + rng.normal(size=60)
+    strong = gold + 0.5 * rng.normal(size=60)
+    result = compare_models(
+        {"A": a, "B": 4.2 * a - 17.0, "C": strong}, gold, method="BCa", n_resamples=1000
+    )
+    pair = result.pair("A", "B")
+    assert pair.error is not None and "perfectly correlated" in pair.error
+    assert not pair.significant
+    assert np.isnan(pair.confidence_interval.low) and np.isnan(pair.pvalue)
+    # A and B share rank 2 behind C
+    for k in (0, 1):
+        assert result.rank_low[k] <= 2 <= result.rank_high[k]

@@ -140,3 +140,27 @@ def test_twopov_for_spearman_is_twopov_on_the_ranks():
     assert (result.confidence_interval.low, result.confidence_interval.high) == pytest.approx(
         expected, rel=1e-10
     )
+
+
+def test_twopov_is_refused_where_hc4_or_its_closed_form_is_undefined():
+    rng = np.random.default_rng(0)
+    gold = rng.normal(size=30)
+    other = gold + rng.normal(size=30)
+    one_hot = np.zeros(30)
+    one_hot[0] = 1.0  # leverage 1: HC4's weight is 0 / 0
+    with pytest.raises(ValueError, match="twopov is undefined here"):
+        compare_dependent_correlations(one_hot, other, gold, method="twopov")
+    many = compare_models(
+        {"a": one_hot, "b": other, "c": gold + rng.normal(size=30)},
+        gold,
+        method="twopov",
+        n_resamples=1000,
+    )
+    assert many.pair("a", "b").error == "twopov undefined here."
+    assert not many.pair("a", "b").significant
+    # correlations within 1e-6 of 1, where the closed form cancels its digits away
+    rng = np.random.default_rng(4)
+    gold = rng.normal(size=40)
+    near_a, near_b = gold + 1e-4 * rng.normal(size=40), gold + 2e-4 * rng.normal(size=40)
+    with pytest.raises(ValueError, match="within 1e-6"):
+        compare_dependent_correlations(near_a, near_b, gold, method="twopov")

@@ -139,10 +139,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         seeds = {"selection": args.seed, "evaluation": args.seed + 1}
         with ProcessPoolExecutor(max_workers=max(1, min(2, args.workers))) as pool:
             futures = {
-                name: pool.submit(run_family_errors, samples=args.family_samples, seed=seed)
+                (name, correlation): pool.submit(
+                    run_family_errors,
+                    samples=args.family_samples,
+                    seed=seed,
+                    correlation=correlation,
+                )
                 for name, seed in seeds.items()
+                for correlation in ("pearson", "spearman")
             }
-            replicates = {name: future.result() for name, future in futures.items()}
+            replicates: dict[str, list[FamilyRow]] = {name: [] for name in seeds}
+            for (name, _), future in futures.items():
+                replicates[name] += future.result()
         _add_families(table, replicates)
         with report.use_table(table):
             claims = run_family_claims(samples=args.family_samples, seed=seeds["evaluation"])

@@ -54,6 +54,7 @@ class FamilyRow:
     target: float | None
     samples: int
     detail: str
+    correlation: str = "pearson"
 
 
 def _models(rng: np.random.Generator, n: int, sds: tuple[float, ...], hetero: bool):
@@ -77,17 +78,30 @@ def _compare(
     resamples: int,
     seed: int,
     method: str = "auto",
+    correlation: str = "pearson",
 ):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UncalibratedWarning)
-        return compare_models(models, gold, n_resamples=resamples, seed=seed, method=method)
+        return compare_models(
+            models,
+            gold,
+            n_resamples=resamples,
+            seed=seed,
+            method=method,
+            correlation=correlation,
+        )
 
 
 def run_family_errors(
-    samples: int = 300, resamples: int = 1000, seed: int = 0, ns: tuple[int, ...] = (50, 250)
+    samples: int = 300,
+    resamples: int = 1000,
+    seed: int = 0,
+    ns: tuple[int, ...] = (50, 250),
+    correlation: str = "pearson",
 ) -> list[FamilyRow]:
     """The family-wise error of every interval method's Holm-adjusted decisions (each method
-    forced, so the rows do not depend on the packaged table); ``samples`` tasks per cell."""
+    forced, so the rows do not depend on the packaged table) for ``correlation``; ``samples``
+    tasks per cell."""
     rows: list[FamilyRow] = []
     rng = np.random.default_rng([seed, 0])
     for family, hetero in (("normal", False), ("heteroscedastic", True)):
@@ -99,10 +113,14 @@ def run_family_errors(
                 for method in FAMILY_METHODS:
                     rejections = 0
                     for i, (gold, models) in enumerate(tasks):
-                        result = _compare(models, gold, resamples, seed + i, method)
+                        result = _compare(models, gold, resamples, seed + i, method, correlation)
                         rejections += any(pair.significant for pair in result.pairs)
                     value = rejections / samples
-                    rows.append(FamilyRow("fwer", family, method, n, value, 0.05, samples, what))
+                    rows.append(
+                        FamilyRow(
+                            "fwer", family, method, n, value, 0.05, samples, what, correlation
+                        )
+                    )
     return rows
 
 

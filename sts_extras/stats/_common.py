@@ -17,6 +17,7 @@ from sts_extras.errors import UserInputError
 
 __all__ = [
     "check_correlation_matrix",
+    "check_not_copies",
     "check_not_perfect",
     "correlation_covariance",
     "correlation_matrix",
@@ -78,6 +79,13 @@ def check_not_perfect(r1: float, r2: float, r12: float, correlation: str) -> Non
                 f"{name} = {value}: a perfect correlation leaves nothing to test (Fisher's z is "
                 "infinite)."
             )
+    check_not_copies(r12, correlation)
+
+
+def check_not_copies(r12: float, correlation: str) -> None:
+    """Raise ``UserInputError`` when the two systems are perfectly correlated up to rounding:
+    one is an increasing (or decreasing) copy of the other, their correlations with the
+    references are equal up to sign, and any difference found is rounding noise."""
     if abs(r12) >= _PERFECT:
         raise UserInputError(
             f"r(predictions1, predictions2) = {r12}: the two systems are perfectly "

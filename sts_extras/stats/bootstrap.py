@@ -43,7 +43,7 @@ from sts_extras._validation import (
 from sts_extras.errors import UserInputError
 from sts_extras.limits import MAX_RESAMPLED_ITEMS, MAX_RESAMPLES
 from sts_extras.progress import progress_bar
-from sts_extras.stats._common import correlation_matrix
+from sts_extras.stats._common import check_not_copies, correlation_matrix
 from sts_extras.stats.calibration import (
     MeasuredLevel,
     choose_method,
@@ -267,15 +267,18 @@ def resolve_method(
     *,
     stacklevel: int,
     family: bool = False,
+    adjust: str = "holm",
+    confidence_level: float = 0.95,
 ) -> tuple[str, MeasuredLevel | None]:
     """The interval method to run (``"auto"`` resolved from the calibration table) and what the
     calibration suite measured for it at n; warns (``UncalibratedWarning``) when that is outside
     the calibrated band, or the references are heavily tied. ``family``: the decisions are
-    adjusted over several pairs (see :func:`~sts_extras.stats.calibration.choose_method`)."""
+    adjusted (by ``adjust``) over several pairs (see
+    :func:`~sts_extras.stats.calibration.choose_method`)."""
     chosen = choose_method(correlation, n, family=family) if method == "auto" else method
-    level = measured_for_data(chosen, correlation, references)
+    level = measured_for_data(chosen, correlation, references, confidence_level)
     if family:
-        level = for_family(level, chosen, n)
+        level = for_family(level, chosen, n, adjust)
     warn_if_uncalibrated(level, chosen, n, stacklevel=stacklevel + 1)
     return chosen, level
 
@@ -404,9 +407,20 @@ def bootstrap_correlation_difference(
         seed,
     )
     n = checked.references.size
+    # a copy of the other system (r12 = +-1): its r1 - r2 is rounding noise, which the bootstrap
+    # would call significant
+    predictions = np.vstack([checked.predictions1, checked.predictions2])
+    check_not_copies(
+        correlation_matrix(predictions, checked.correlation)[0, 1], checked.correlation
+    )
     # user -> bootstrap_correlation_difference -> resolve_method
     method, level = resolve_method(
-        checked.method, checked.correlation, n, checked.references, stacklevel=2
+        checked.method,
+        checked.correlation,
+        n,
+        checked.references,
+        stacklevel=2,
+        confidence_level=checked.confidence_level,
     )
     found = paired_difference(
         checked.predictions1,
@@ -493,7 +507,15 @@ def paired_difference(
         predictions = np.vstack([predictions1, predictions2])
         se = hc4_standard_errors(predictions, references, correlation=correlation)
         r12 = correlation_matrix(predictions, correlation)[0, 1]
-        inputs["standard_error"] = twopov_standard_errors(se[:1], se[1:], r1, r2, r12)
+        standard_error = twopov_standard_errors(se[:1], se[1:], r1, r2, r12)
+        inputs["standard_error"] = standard_error
+        if not np.isfinite(standard_error).all():
+            raise UserInputError(
+                "twopov is undefined here: a system is constant but for one item (that item "
+                "has leverage 1, and its HC4 standard error is 0 / 0), or a correlation lies "
+                "within 1e-6 of +-1, where twopov's closed form loses its digits. Use another "
+                "method."
+            )
     observed = np.array([delta])
     alpha = 1.0 - confidence_level
     low, high = difference_intervals(method, observed, alpha=alpha, n=n, **inputs)

@@ -26,6 +26,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sts_extras._validation import check_choice
+from sts_extras.errors import UserInputError
+
 __all__ = [
     "CALIBRATION_RULE",
     "CHOICE_RULE",
@@ -68,11 +71,12 @@ CALIBRATION_RULE = (
     "(sqrt(p(1 - p)/S) at the band's edge p, S data sets). A conservative cell (size below "
     "3.5 % or coverage above 96.5 % beyond that allowance) is outside the band too. The rates "
     "are those of the evaluation replicate, which the choice of method='auto' did not see; an "
-    "n below the suite's smallest n, and references with fewer than 5 distinct values (or "
-    "fewer than 5 % of n), are not calibrated. Decisions adjusted over several pairs "
-    "are calibrated when, in addition, the family-wise error of the method's adjusted "
-    "decisions (five and ten equally good models, 10 and 45 pairs) is at most 5 %, up to 2 "
-    "Monte Carlo "
+    "n below the suite's smallest n, references with fewer than 5 distinct values (or "
+    "fewer than 5 % of n) and a confidence level other than 95 % are not calibrated. "
+    "Decisions adjusted over several pairs "
+    "(Holm's or Bonferroni's adjustment) are calibrated when, in addition, the family-wise "
+    "error of the method's Holm-adjusted decisions on the same correlation (five and ten "
+    "equally good models, 10 and 45 pairs) is at most 5 %, up to 2 Monte Carlo "
     "standard errors."
 )
 #: The rule behind ``method="auto"`` (one place; the docs quote it).
@@ -93,6 +97,8 @@ _PREFERENCE = ("twopov", "jackknife-t", "adjusted-percentile", "percentile", "BC
 #: Below this share of distinct values among the references, results are flagged (heavy ties).
 _DISTINCT_SHARE = 0.05
 _MIN_DISTINCT = 5
+#: The level of the suite's tests (its intervals are at 1 - alpha).
+_ALPHA = 0.05
 #: The grid n from which the choice walks outwards (the smallest n the band is promised for).
 _ANCHOR_N = 50
 
@@ -307,27 +313,32 @@ def _table() -> dict[_Key, list[_Cell]]:
     return table
 
 
+_FamilyKey = tuple[str, str, str, int]  # replicate, correlation, method, n
+
+
 @functools.lru_cache(maxsize=1)
-def _family_rows() -> dict[tuple[str, str, int], tuple[float, int]]:
-    """(replicate, method, n) -> (the worst measured family-wise error of its Holm-adjusted pair
-    decisions, the fewest simulated tasks behind it): five and ten equally good models; the
-    ``families`` of ``calibration.json``."""
+def _family_rows() -> dict[_FamilyKey, tuple[float, int]]:
+    """(replicate, correlation, method, n) -> (the worst measured family-wise error of its
+    Holm-adjusted pair decisions, the fewest simulated tasks behind it): five and ten equally
+    good models; the ``families`` of ``calibration.json``."""
     rows = _load().get("families", [])
     if not isinstance(rows, list):
         raise ValueError("calibration table: 'families' must be a list")
-    worst: dict[tuple[str, str, int], tuple[float, int]] = {}
+    worst: dict[_FamilyKey, tuple[float, int]] = {}
     for row in rows:
         if not isinstance(row, dict) or row.get("kind") != "fwer":
             continue
-        method, n, replicate, samples = (
+        method, n, replicate, samples, correlation = (
             row.get("method"),
             row.get("n"),
             row.get("replicate"),
             row.get("samples"),
+            row.get("correlation"),
         )
         value = _finite_rate(row.get("value"), "value")
         if not (
             isinstance(method, str)
+            and isinstance(correlation, str)
             and type(n) is int
             and replicate in REPLICATES
             and type(samples) is int
@@ -335,30 +346,45 @@ def _family_rows() -> dict[tuple[str, str, int], tuple[float, int]]:
             and value is not None
         ):
             raise ValueError(f"calibration table: bad family row {row!r}")
-        key = (str(replicate), method, n)
+        key = (str(replicate), correlation, method, n)
         previous = worst.get(key, (0.0, samples))
         worst[key] = (max(previous[0], value), min(previous[1], samples))
     return worst
 
 
-def family_error(method: str, n: int, replicate: str = "evaluation") -> tuple[int, float] | None:
-    """(grid n, worst measured family-wise error) of ``method``'s adjusted decisions near ``n``,
-    in ``replicate`` (the evaluation replicate: the printed claim; selection: the choice)."""
-    grid = sorted({g for (r, m, g) in _family_rows() if (r, m) == (replicate, method)})
+def family_error(
+    method: str, n: int, replicate: str = "evaluation", correlation: str = "pearson"
+) -> tuple[int, float] | None:
+    """(grid n, worst measured family-wise error) of ``method``'s Holm-adjusted decisions on
+    ``correlation`` near ``n``, in ``replicate`` (the evaluation replicate: the printed claim;
+    selection: the choice)."""
+    grid = sorted(
+        {g for (r, c, m, g) in _family_rows() if (r, c, m) == (replicate, correlation, method)}
+    )
     if not grid:
         return None
     grid_n = _nearest(grid, n)
-    return grid_n, _family_rows()[(replicate, method, grid_n)][0]
+    return grid_n, _family_rows()[(replicate, correlation, method, grid_n)][0]
 
 
-def _family_holds(method: str, n: int, replicate: str = "evaluation") -> bool:
+def _family_holds(
+    method: str, n: int, replicate: str = "evaluation", correlation: str = "pearson"
+) -> bool:
     """The method's measured family-wise error near ``n`` is at most 5 %, up to its Monte Carlo
     error (two standard errors)."""
-    measured = family_error(method, n, replicate)
+    measured = family_error(method, n, replicate, correlation)
     if measured is None:
         return False
-    samples = _family_rows()[(replicate, method, measured[0])][1]
+    samples = _family_rows()[(replicate, correlation, method, measured[0])][1]
     return measured[1] <= 0.05 + _allowance(0.05, samples)
+
+
+def _check_request(correlation: object, n: object) -> int:
+    """A request's correlation and n, checked (an unknown correlation is refused by name)."""
+    check_choice(correlation, "correlation", ("pearson", "spearman"))
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise UserInputError(f"`n` must be a positive integer sample size, got {n!r}.")
+    return int(n)
 
 
 def _grid(correlation: str, method: str, replicate: str = "evaluation") -> list[int]:
@@ -391,6 +417,7 @@ def measured_level(method: str, correlation: str, n: int) -> MeasuredLevel | Non
     MeasuredLevel or None
         ``None`` when the suite did not measure this method and correlation.
     """
+    n = _check_request(correlation, n)
     grid = _grid(correlation, method)
     if not grid:
         return None
@@ -522,14 +549,15 @@ def choice_table(correlation: str, family: bool = False) -> tuple[Choice, ...]:
         return sum(c.violation() for c in _selection_cells(method, correlation, n))
 
     def allowed(method: str, n: int) -> bool:
-        return not family or _family_holds(method, n, "selection")
+        return not family or _family_holds(method, n, "selection", correlation)
 
     def ranked(n: int) -> list[str]:
         candidates = [m for m in methods if allowed(m, n)]
         if not candidates:  # none holds the family-wise error: the smallest error
-            return sorted(methods, key=lambda m: (family_error(m, n, "selection") or (0, 1.0))[1])[
-                :1
-            ]
+            return sorted(
+                methods,
+                key=lambda m: (family_error(m, n, "selection", correlation) or (0, 1.0))[1],
+            )[:1]
         return sorted(candidates, key=lambda m: (round(violation(m, n), 4), methods.index(m)))
 
     anchored = [g for g in grid if g >= _ANCHOR_N] or grid
@@ -572,6 +600,7 @@ def choose_method(correlation: str, n: int, *, family: bool = False) -> str:
     decided at a far smaller level than 5 %), only methods whose measured family-wise error is
     at most 5 % qualify; if none does, the one with the smallest.
     """
+    n = _check_request(correlation, n)
     table = choice_table(correlation, family)
     if not table:
         return _PREFERENCE[0]
@@ -588,34 +617,52 @@ def heavy_ties(references: NDArray[np.float64]) -> bool:
     return bool(distinct < _MIN_DISTINCT or distinct < _DISTINCT_SHARE * references.size)
 
 
-def for_family(level: MeasuredLevel | None, method: str, n: int) -> MeasuredLevel | None:
+#: The adjustments whose decisions the family-wise rows speak for (Bonferroni's are a subset of
+#: Holm's; the others are measured nowhere).
+_FAMILY_ADJUSTMENTS = ("holm", "bonferroni")
+
+
+def for_family(
+    level: MeasuredLevel | None, method: str, n: int, adjust: str = "holm"
+) -> MeasuredLevel | None:
     """``level`` for decisions adjusted over several pairs: ``calibrated`` also needs the
-    family-wise error of the method's adjusted decisions measured at most 5 % (up to its Monte
-    Carlo error; :func:`family_error`), the last clause of :data:`CALIBRATION_RULE`; the note
-    says what the suite measured."""
+    family-wise error of the method's Holm-adjusted decisions on the same correlation measured
+    at most 5 % (up to its Monte Carlo error; :func:`family_error`), the last clause of
+    :data:`CALIBRATION_RULE`, and an adjustment those rows speak for (Holm's or Bonferroni's);
+    the note says what the suite measured."""
     if level is None:
         return None
-    measured = family_error(method, n)
+    measured = family_error(method, n, correlation=level.correlation)
     if measured is None:
         return dataclasses.replace(
             level, calibrated=False, note=level.note + "; family-wise error not measured"
         )
     grid_n, error = measured
-    smallest = min(g for r, m, g in _family_rows() if (r, m) == ("evaluation", method))
-    holds = _family_holds(method, n) and n >= smallest
+    smallest = min(
+        g for r, c, m, g in _family_rows() if (r, c, m) == ("evaluation", level.correlation, method)
+    )
+    holds = _family_holds(method, n, correlation=level.correlation) and n >= smallest
+    note = (
+        f"; family-wise error of its Holm-adjusted decisions {error:.1%} (the worst of five and "
+        f"ten equally good models, grid n {grid_n})"
+    )
+    if adjust not in _FAMILY_ADJUSTMENTS:
+        holds = False
+        note += f"; the suite measured Holm's adjustment, not {adjust!r}"
     return dataclasses.replace(
-        level,
-        calibrated=bool(level.calibrated and holds),
-        note=level.note + f"; family-wise error of its adjusted decisions {error:.1%} "
-        f"(the worst of five and ten equally good models, grid n {grid_n})",
+        level, calibrated=bool(level.calibrated and holds), note=level.note + note
     )
 
 
 def measured_for_data(
-    method: str, correlation: str, references: NDArray[np.float64]
+    method: str,
+    correlation: str,
+    references: NDArray[np.float64],
+    confidence_level: float = 0.95,
 ) -> MeasuredLevel | None:
     """:func:`measured_level` at the data's n, marked not calibrated when the references are
-    heavily tied (:func:`heavy_ties`): the suite's cells do not speak for such data."""
+    heavily tied (:func:`heavy_ties`: the suite's cells do not speak for such data) or the
+    request is at another level than the suite's 95 % (its intervals and 5 % tests)."""
     level = measured_level(method, correlation, int(references.size))
     if level is not None and heavy_ties(references):
         level = dataclasses.replace(
@@ -623,6 +670,13 @@ def measured_for_data(
             calibrated=False,
             note=level.note + "; the references are heavily tied (few distinct values), "
             "unlike the suite's cells",
+        )
+    if level is not None and abs(confidence_level - (1.0 - _ALPHA)) > 1e-12:
+        level = dataclasses.replace(
+            level,
+            calibrated=False,
+            note=level.note + f"; the suite measured 95 % intervals (tests at 5 %), not "
+            f"{confidence_level:.4g}",
         )
     return level
 

@@ -535,7 +535,7 @@ def compare_dependent_correlations(
         result = dependent_correlation_test(
             r1, r2, r12, n, method=method, alternative=alternative, confidence_level=level
         )
-        measured = measured_for_data(method, correlation, ref)
+        measured = measured_for_data(method, correlation, ref, level)
         warn_if_uncalibrated(measured, method, n, stacklevel=2)
         interval = zou_dependent_interval(r1, r2, r12, n, level, correlation)
         return dataclasses.replace(
@@ -552,7 +552,9 @@ def compare_dependent_correlations(
         )
     resamples = check_resample_count(n_resamples, n)
     rng = check_seed(seed)
-    chosen, measured = resolve_method(method, correlation, n, ref, stacklevel=2)
+    chosen, measured = resolve_method(
+        method, correlation, n, ref, stacklevel=2, confidence_level=level
+    )
     found = paired_difference(
         p1,
         p2,

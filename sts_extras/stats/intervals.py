@@ -89,6 +89,8 @@ METHOD_SOURCES = {
     "percentile": "Efron (1987): the percentile bootstrap interval",
     "BCa": "Efron (1987): the bias-corrected and accelerated bootstrap interval",
 }
+#: ``"twopov"`` is undefined for a correlation this close to +-1 (see twopov_standard_errors).
+_NEAR_ONE = 1e-6
 #: Methods whose interval is r1 - r2 plus or minus Student's t times a standard error, with the
 #: degrees of freedom n minus this number: the statistic they report is that t.
 STUDENTISED_METHODS = {"twopov": 2, "jackknife-t": 1}
@@ -254,7 +256,9 @@ def hc4_standard_errors(
         leverage = 1.0 / n + zx * zx / (n - 1)
         exponent = np.minimum(4.0, n * leverage / 2.0)
         weights = residuals * residuals / (1.0 - leverage) ** exponent
-        return np.sqrt(np.einsum("ij,ij->i", weights, zx * zx)) / (n - 1)
+        se = np.sqrt(np.einsum("ij,ij->i", weights, zx * zx)) / (n - 1)
+    # An item of leverage 1 (the system constant but for it) leaves HC4 undefined (0 / 0).
+    return np.where((leverage < 1.0 - 1e-9).all(axis=1), se, np.nan)
 
 
 def _standard_scores(rows: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -274,11 +278,17 @@ def twopov_standard_errors(
     (:func:`~sts_extras.stats._common.overlap_correlation` of r1, r2 and r12, the correlation
     between the two systems).
     """
-    c = overlap_correlation(r1, r2, r12)
+    # c is a correlation: rounding near r = 1 can push the formula past 1
+    c = np.clip(overlap_correlation(r1, r2, r12), -1.0, 1.0)
     se1, se2 = np.asarray(se1, dtype=np.float64), np.asarray(se2, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        variance = se1 * se1 + se2 * se2 - 2.0 * c * se1 * se2
-        return np.asarray(np.sqrt(np.maximum(variance, 0.0)), dtype=np.float64)
+        # se1^2 + se2^2 - 2 c se1 se2, written so that it cannot cancel below 0
+        variance = (se1 - se2) ** 2 + 2.0 * (1.0 - c) * se1 * se2
+        se = np.sqrt(variance)
+    # Within 1e-6 of +-1 the closed form of c cancels away most of its digits (an outside
+    # check measured intervals 24-35 % off at 1 - r = 4e-9): undefined there, not wrong.
+    near_one = np.maximum(np.abs(r1), np.abs(r2)) > 1.0 - _NEAR_ONE
+    return np.asarray(np.where(near_one, np.nan, se), dtype=np.float64)
 
 
 def _studentised_error(
@@ -370,35 +380,47 @@ def difference_intervals(
     return _quantiles(ordered, n_valid, low_levels), _quantiles(ordered, n_valid, high_levels)
 
 
-def _level_of_zero(ordered: NDArray[np.float64], n_valid: NDArray[np.intp]) -> NDArray[np.float64]:
-    """The quantile level q at which each sorted row's interpolated quantile function equals 0.
+def _zero_levels(
+    ordered: NDArray[np.float64], n_valid: NDArray[np.intp]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per sorted row, the quantile levels at which :func:`row_quantiles` (linear interpolation
+    between order statistics) leaves 0: ``(low, high)`` with the quantile > 0 exactly at levels
+    above ``low`` and < 0 exactly at levels below ``high``.
 
-    Inverts :func:`row_quantiles` (linear interpolation between
-    order statistics): 0 below the smallest value, 1 above the largest, and on a run of values
-    equal to 0 the middle of the run (ties counted half, as BCa's bias correction counts them).
+    Without a value equal to 0 both are the level where the interpolated quantile function
+    crosses 0 (0 when every value is positive, 1 when every one is negative); on a run of values
+    equal to 0, ``low`` is the level of its last member and ``high`` that of its first, since
+    every level in between gives exactly 0, which no interval end excludes.
     """
     rows = ordered.shape[0]
-    q = np.full(rows, np.nan)
+    low, high = np.full(rows, np.nan), np.full(rows, np.nan)
     for i in range(rows):
         values = ordered[i, : n_valid[i]]
         m = values.size
         if m == 0:
             continue
-        if m == 1:
-            q[i] = 0.5 if values[0] == 0.0 else float(values[0] < 0.0)
-            continue
         below = int(np.searchsorted(values, 0.0, side="left"))
         upto = int(np.searchsorted(values, 0.0, side="right"))
-        if upto > below:  # some values are exactly 0
-            q[i] = ((below + upto - 1) / 2.0) / (m - 1)
-        elif below == 0:
-            q[i] = 0.0
-        elif below == m:
-            q[i] = 1.0
+        if m == 1:
+            low[i], high[i] = (1.0, 0.0) if upto > below else (float(below), float(below))
+        elif upto > below:  # some values are exactly 0
+            low[i], high[i] = (upto - 1) / (m - 1), below / (m - 1)
+        elif below in (0, m):
+            low[i] = high[i] = below / m
         else:
             a, b = values[below - 1], values[below]
-            q[i] = (below - 1 + (0.0 - a) / (b - a)) / (m - 1)
-    return q
+            low[i] = high[i] = (below - 1 + (0.0 - a) / (b - a)) / (m - 1)
+    return low, high
+
+
+def _bca_inverse(
+    q: NDArray[np.float64], z0: NDArray[np.float64], acceleration: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The z whose BCa-adjusted level is ``q``; -inf at q = 0 and +inf at q = 1 (an end that
+    every level passes, or none)."""
+    w = special.ndtri(q) - z0
+    z = w / (1.0 + acceleration * w) - z0
+    return np.where(np.isinf(w), w, z)
 
 
 def difference_pvalues(
@@ -428,23 +450,24 @@ def difference_pvalues(
         return np.where(se > 0.0, p, np.where(observed == 0.0, 1.0, np.nan))
     assert deltas is not None
     ordered, n_valid = _sorted_valid(deltas)
-    q = _level_of_zero(ordered, n_valid)
+    # The lower end of the interval at level 1 - alpha exceeds 0 exactly when its quantile level
+    # exceeds ``low``, the upper end falls below 0 exactly when its level is below ``high``; each
+    # side's alpha at equality, and p the smaller: p < alpha exactly when 0 is excluded.
+    low, high = _zero_levels(ordered, n_valid)
     if method == "BCa":
         assert jackknife is not None
         z0, acceleration = _bca_parameters(deltas, observed, jackknife)
         # The adjusted level Phi(z0 + (z0 + z)/(1 - a(z0 + z))) equals q at
         # z = w / (1 + a w) - z0 with w = Phi^-1(q) - z0 (Efron 1987, section 4).
         with np.errstate(invalid="ignore", divide="ignore"):
-            w = special.ndtri(q) - z0
-            z = w / (1.0 + acceleration * w) - z0
-            tail = special.ndtr(-np.abs(z))
-        p = np.where(np.isfinite(z0), 2.0 * tail, np.nan)
-        p = np.where(np.isnan(q), np.nan, np.where(np.isinf(w) & np.isfinite(z0), 0.0, p))
+            z_low, z_high = (_bca_inverse(q, z0, acceleration) for q in (low, high))
+            p = np.minimum(2.0 * special.ndtr(z_low), 2.0 * special.ndtr(-z_high))
+        p = np.where(np.isfinite(z0) & ~np.isnan(low), p, np.nan)
     else:
-        tail = np.minimum(q, 1.0 - q)
+        tails = np.stack([low, 1.0 - high])
         if method == "adjusted-percentile":
-            # an end passes 0 when Phi(z_(alpha/2) * widening) equals the tail share of 0
+            # an end passes 0 when Phi(z_(alpha/2) * widening) equals its tail share
             with np.errstate(divide="ignore"):
-                tail = special.ndtr(special.ndtri(tail) / wilcox_widening(n))
-        p = 2.0 * tail
+                tails = special.ndtr(special.ndtri(tails) / wilcox_widening(n))
+        p = 2.0 * np.min(tails, axis=0)
     return np.minimum(p, 1.0)

@@ -570,6 +570,10 @@ def _pair_decisions(
                 )
     else:
         low, high = _interval_ends(boot, method, n, alphas, standard_errors)
+        # a pair without a test (e.g. one model a copy of the other) has no interval either:
+        # no decision, and no rank set relies on it
+        failed = np.array([error is not None for error in errors], dtype=bool)
+        low[failed], high[failed] = np.nan, np.nan
     return _Decisions(statistics, pvalues, adjusted, low, high, 1.0 - alphas, errors)
 
 
@@ -795,7 +799,9 @@ def compare_models(
     # user -> compare_models -> resolve_method or warn_if_uncalibrated
     if checked.method in DEPENDENT_METHODS:
         method = checked.method
-        level = measured_for_data(method, checked.correlation, checked.references)
+        level = measured_for_data(
+            method, checked.correlation, checked.references, checked.confidence_level
+        )
         warn_if_uncalibrated(level, method, n, stacklevel=2)
     else:
         if checked.alternative != "two-sided":
@@ -812,6 +818,8 @@ def compare_models(
             checked.references,
             stacklevel=2,
             family=pairs > 1 and checked.adjust != "none",
+            adjust=checked.adjust,
+            confidence_level=checked.confidence_level,
         )
     boot = _bootstrap_models(checked, n_resamples, rng, progress=progress)
     resampled = _defined_resamples(boot.resampled, n_resamples, n)
