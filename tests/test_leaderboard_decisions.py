@@ -288,7 +288,7 @@ def test_an_uncalibrated_task_says_so_in_every_report(tmp_path):
         "89.3%, 88.7% on real STS data at n = 50"
     )
     worst = (
-        "outside the band on 2 cells, worst heavy-tailed/rho=0.7,r12=0.8/null (type-I error "
+        "outside the band on 2 cells, farthest heavy-tailed/rho=0.7,r12=0.8/null (type-I error "
         "8.1%, coverage 91.9%, liberal)"
     )
     markdown = to_markdown(shown)

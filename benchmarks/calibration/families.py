@@ -204,8 +204,8 @@ def _power_rows(
 def markdown(rows: list[FamilyRow]) -> str:
     """The family-wise section of ``docs/calibration.md``."""
     lines = [
-        "| measure | method | data | n | measured | target | data sets | what |",
-        "|---|---|---|---|---|---|---|---|",
+        "| measure | method | correlation | data | n | measured | target | data sets | what |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     names = {
         "fwer": "family-wise error of the adjusted pair decisions",
@@ -219,7 +219,8 @@ def markdown(rows: list[FamilyRow]) -> str:
         elif row.kind == "mean-rank":
             target = f"≥ {target}"
         lines.append(
-            f"| {names[row.kind]} | {row.method} | {row.family} | {row.n} | {row.value:.1%} | "
+            f"| {names[row.kind]} | {row.method} | {row.correlation} | {row.family} | {row.n} | "
+            f"{row.value:.1%} | "
             f"{target} | {row.samples} | {row.detail} |"
         )
     return "\n".join(lines) + "\n"

@@ -228,7 +228,8 @@ def calibration_line(result: LeaderboardResult, task: str) -> str | None:
         numbers = (
             f"the calibration suite measured {measured.method}'s type-I error "
             f"{_percent(measured.size)} and coverage {_percent(measured.coverage)}"
-            f"{real} at n = {measured.grid_n} (one pair at α = 0.05, its worst data cell, "
+            f"{real} at n = {measured.grid_n} (one pair at α = 0.05, the largest and smallest "
+            "over its data cells, "
             f"{samples}; this task: n = {comparison.n})"
         )
         band = (
@@ -236,7 +237,7 @@ def calibration_line(result: LeaderboardResult, task: str) -> str | None:
             f"[{COVERAGE_BAND[0]:.1%}, {COVERAGE_BAND[1]:.1%}] on every cell the suite measured "
             "at that n, up to its Monte Carlo error"
         )
-        family = measured.note.partition("; family-wise error of its adjusted decisions ")[2]
+        family = measured.note.partition("; family-wise error of its Holm-adjusted decisions ")[2]
         if family:
             # decisions adjusted over several pairs: the family-wise error is the claim
             band += (
@@ -247,7 +248,7 @@ def calibration_line(result: LeaderboardResult, task: str) -> str | None:
         if measured.outside_band:
             cells = measured.outside_band
             numbers += (
-                f"; outside the band on {len(cells)} cell{'s' * (len(cells) != 1)}, worst "
+                f"; outside the band on {len(cells)} cell{'s' * (len(cells) != 1)}, farthest "
                 f"{cells[0].text()}"
             )
         if measured.calibrated:
