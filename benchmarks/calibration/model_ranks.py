@@ -362,9 +362,7 @@ def markdown(
     ]
     methods = sorted({name for row in rows for name in row.methods.split(",")})
     lines.append(f'Pair method picked by `method="auto"`: {", ".join(methods)}.')
-    if seconds is not None:
-        cpu = "" if cpu_seconds is None else f" ({cpu_seconds:.0f} s of CPU time)"
-        lines += ["", f"This part took {seconds:.0f} s of the run{cpu}."]
+    lines += report.timing_lines(seconds, cpu_seconds)
     return "\n".join(lines) + "\n"
 
 

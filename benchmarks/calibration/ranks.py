@@ -256,9 +256,7 @@ def markdown(
             f"| {row.measure} | {row.models} x {row.tasks} | {row.within_task} | "
             f"{row.value:.1%} | {sign} {row.target:.0%} | {row.samples} | {row.detail} |"
         )
-    if seconds is not None:
-        cpu = "" if cpu_seconds is None else f" ({cpu_seconds:.0f} s of CPU time)"
-        lines += ["", f"This part took {seconds:.0f} s of the run{cpu}."]
+    lines += report.timing_lines(seconds, cpu_seconds)
     return "\n".join(lines) + "\n"
 
 

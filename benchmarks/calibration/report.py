@@ -40,6 +40,7 @@ __all__ = [
     "SIZE_BAND",
     "packaged_table_path",
     "summary_text",
+    "timing_lines",
     "use_table",
     "worst",
     "write_figure",
@@ -154,6 +155,14 @@ def write_key(table: Path, key: str, value: Any) -> None:
     document = json.loads(table.read_text(encoding="utf-8"))
     document[key] = value
     _write_document(document, table)
+
+
+def timing_lines(seconds: float | None, cpu_seconds: float | None) -> list[str]:
+    """The closing line of a section that says how long its part of the run took."""
+    if seconds is None:
+        return []
+    cpu = "" if cpu_seconds is None else f" ({cpu_seconds:.0f} s of CPU time)"
+    return ["", f"This part took {seconds:.0f} s of the run{cpu}."]
 
 
 def write_section(page: Path, heading: str, section: str) -> None:

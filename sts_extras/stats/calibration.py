@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from sts_extras._validation import check_choice
 from sts_extras.errors import UserInputError
+from sts_extras.stats.multiple import FAMILYWISE_ADJUSTMENTS
 
 __all__ = [
     "CALIBRATION_RULE",
@@ -48,7 +49,6 @@ __all__ = [
     "heavy_ties",
     "measured_for_data",
     "measured_level",
-    "total_violation",
     "warn_if_uncalibrated",
 ]
 
@@ -485,16 +485,6 @@ def _selection_cells(method: str, correlation: str, grid_n: int) -> list[_Cell]:
     return _table().get(("selection", correlation, method, grid_n), [])
 
 
-def total_violation(method: str, correlation: str, n: int) -> float | None:
-    """The summed band violation of ``method`` over every cell, synthetic and real, of the
-    selection replicate at the grid n nearest to ``n`` (in rate units; 0: every cell within the
-    bands)."""
-    grid = _grid(correlation, method, "selection")
-    if not grid:
-        return None
-    return sum(c.violation() for c in _selection_cells(method, correlation, _nearest(grid, n)))
-
-
 @dataclass(frozen=True)
 class Choice:
     """What ``method="auto"`` picks at one grid n, and by how much (:data:`CHOICE_RULE`).
@@ -617,11 +607,6 @@ def heavy_ties(references: NDArray[np.float64]) -> bool:
     return bool(distinct < _MIN_DISTINCT or distinct < _DISTINCT_SHARE * references.size)
 
 
-#: The adjustments whose decisions the family-wise rows speak for (Bonferroni's are a subset of
-#: Holm's; the others are measured nowhere).
-_FAMILY_ADJUSTMENTS = ("holm", "bonferroni")
-
-
 def for_family(
     level: MeasuredLevel | None, method: str, n: int, adjust: str = "holm"
 ) -> MeasuredLevel | None:
@@ -646,7 +631,7 @@ def for_family(
         f"; family-wise error of its Holm-adjusted decisions {error:.1%} (the worst of five and "
         f"ten equally good models, grid n {grid_n})"
     )
-    if adjust not in _FAMILY_ADJUSTMENTS:
+    if adjust not in FAMILYWISE_ADJUSTMENTS:
         holds = False
         note += f"; the suite measured Holm's adjustment, not {adjust!r}"
     return dataclasses.replace(

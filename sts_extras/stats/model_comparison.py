@@ -72,7 +72,7 @@ from sts_extras.stats.intervals import (
     hc4_standard_errors,
     twopov_standard_errors,
 )
-from sts_extras.stats.multiple import ADJUST_METHODS, adjust_pvalues
+from sts_extras.stats.multiple import ADJUST_METHODS, FAMILYWISE_ADJUSTMENTS, adjust_pvalues
 from sts_extras.stats.power import minimal_detectable_delta
 from sts_extras.stats.resampling import CORRELATION_ENGINES, resample_counts
 from sts_extras.stats.results import ArrayConfidenceInterval, ConfidenceInterval
@@ -582,11 +582,6 @@ def _significant(decisions: _Decisions) -> NDArray[np.bool_]:
     return np.asarray((decisions.low > 0.0) | (decisions.high < 0.0))
 
 
-#: Adjustments whose own decisions control the family-wise error over all pairs; the rank sets
-#: of any other adjustment keep only the decisions that Holm's also makes.
-_FAMILYWISE_ADJUSTMENTS = ("holm", "bonferroni")
-
-
 def _rank_sets(
     observed: NDArray[np.float64], decisions: _Decisions, adjust: str, alpha: float
 ) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
@@ -594,11 +589,12 @@ def _rank_sets(
 
     The decisions used control the family-wise error over all pairs and are a subset of the
     pairs' own ``significant``: the call's own with ``adjust`` in
-    :data:`_FAMILYWISE_ADJUSTMENTS`, else those that Holm's step-down on the same unadjusted
-    p-values makes too. A decision's direction is the sign of the observed r_i - r_j.
+    :data:`~sts_extras.stats.multiple.FAMILYWISE_ADJUSTMENTS`, else those that Holm's step-down
+    on the same unadjusted p-values makes too. A decision's direction is the sign of the
+    observed r_i - r_j.
     """
     decided = _significant(decisions)
-    if adjust not in _FAMILYWISE_ADJUSTMENTS:
+    if adjust not in FAMILYWISE_ADJUSTMENTS:
         with np.errstate(invalid="ignore"):
             decided &= _adjusted(decisions.pvalues, "holm") < alpha  # NaN: not decided
     m = observed.size

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from sts_extras._validation import as_float_vector, check_choice
 from sts_extras.errors import UserInputError
 
-__all__ = ["ADJUST_METHODS", "adjust_pvalues", "holm_adjust"]
+__all__ = ["ADJUST_METHODS", "FAMILYWISE_ADJUSTMENTS", "adjust_pvalues", "holm_adjust"]
 
 #: ``multipletests`` methods offered for adjusting p-values, and ``"none"`` (no adjustment).
 #: The two-stage FDR methods are left out: their adjusted p-values depend on ``alpha``.
@@ -35,6 +35,10 @@ ADJUST_METHODS = (
     "fdr_by",
     "none",
 )
+#: The adjustments whose decisions are Holm's or a subset of them (Bonferroni's), so control the
+#: family-wise error wherever Holm's do: the calibration suite's family-wise rows speak for them,
+#: and ``compare_models``' rank sets take their decisions as they are.
+FAMILYWISE_ADJUSTMENTS = ("holm", "bonferroni")
 
 
 def adjust_pvalues(pvalues: ArrayLike, method: str = "holm") -> NDArray[np.float64]:
